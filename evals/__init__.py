@@ -1,0 +1,1 @@
+"""The judge_groundedness meta-eval: cases, prompt versions, rendering and the Inspect task."""

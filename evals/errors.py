@@ -1,0 +1,18 @@
+"""Errors caused by the user's input (case files, task options), not by the code."""
+
+from inspect_ai._util.error import PrerequisiteError
+
+
+class InputError(PrerequisiteError):
+    """A mistake in what the user gave the eval.
+
+    Inspect's CLI prints a PrerequisiteError as its message alone, with no traceback:
+    each line of the message names one problem and where it is.
+    """
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+    def __str__(self) -> str:
+        return "\n".join(self.problems)

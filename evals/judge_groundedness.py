@@ -1,0 +1,52 @@
+"""The judge_groundedness meta-eval: run a judge over gold-labelled fare-policy cases.
+
+    inspect eval evals/judge_groundedness.py -T prompt_version=v2 --model openai/gpt-4o-mini
+"""
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+
+from evals.case_schema import Case
+from evals.dataset import DEFAULT_CASES, judge_dataset
+from evals.prompt_versions import PromptVersion, load_prompt_version
+from evals.render import judge_messages
+from scorers.verdict_scorer import verdict_agreement
+
+
+@solver
+def render_for_judge(version: PromptVersion) -> Solver:
+    """Replace the sample's input with the judge prompt, rendered under the version's contract."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.messages = judge_messages(Case.model_validate(state.metadata), version)
+        return state
+
+    return solve
+
+
+@task
+def judge_groundedness(
+    prompt_version: str = "v3",
+    dataset: str = str(DEFAULT_CASES),
+) -> Task:
+    """Judge every case with one prompt version and score the verdicts against gold.
+
+    Args:
+        prompt_version: A version in prompts/judge_groundedness/manifest.toml.
+        dataset: A JSON Lines case file, or a folder of them.
+    """
+    version = load_prompt_version(prompt_version)
+    return Task(
+        dataset=judge_dataset(Path(dataset)),
+        solver=[render_for_judge(version), generate()],
+        scorer=verdict_agreement(),
+        metadata={
+            "prompt_version": version.name,
+            "prompt_date": version.date.isoformat() if version.date else None,
+            "prompt_changed": version.changed,
+            "motivating_cases": version.motivating_cases,
+            "render_contract": version.render.model_dump(),
+        },
+    )

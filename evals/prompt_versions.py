@@ -1,0 +1,85 @@
+"""The judge_groundedness prompt versions, read from their manifest."""
+
+import datetime
+import tomllib
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from evals.errors import InputError
+
+PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts" / "judge_groundedness"
+MANIFEST = PROMPT_DIR / "manifest.toml"
+
+
+class RenderContract(BaseModel):
+    """What the judge sees of a case under one prompt version."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prior_turns: bool
+    passage_header: bool
+    passage_provenance: bool
+
+
+class VersionEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    file: str
+    date: datetime.date | None = None
+    changed: str
+    motivating_cases: list[str]
+    render: RenderContract
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt: str
+    current: str
+    versions: dict[str, VersionEntry]
+
+
+class PromptVersion(BaseModel):
+    """One version, resolved: its entry in the manifest plus its instruction text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    instructions: str
+    date: datetime.date | None
+    changed: str
+    motivating_cases: list[str]
+    render: RenderContract
+
+
+@cache
+def load_manifest(path: Path = MANIFEST) -> Manifest:
+    with path.open("rb") as f:
+        return Manifest.model_validate(tomllib.load(f))
+
+
+def version_names() -> list[str]:
+    return list(load_manifest().versions)
+
+
+def load_prompt_version(name: str) -> PromptVersion:
+    manifest = load_manifest()
+    entry = manifest.versions.get(name)
+    if entry is None:
+        valid = ", ".join(manifest.versions)
+        raise InputError(
+            [f"-T prompt_version={name!r}: not in {MANIFEST.name}; valid versions: {valid}"]
+        )
+    # The file holds exactly the instruction text; only the editor's final newline is not part
+    # of it, so every case gets a byte-identical prefix.
+    text = (PROMPT_DIR / entry.file).read_text(encoding="utf-8").removesuffix("\n")
+    return PromptVersion(
+        name=name,
+        instructions=text,
+        date=entry.date,
+        changed=entry.changed,
+        motivating_cases=entry.motivating_cases,
+        render=entry.render,
+    )

@@ -1,0 +1,58 @@
+"""Render a case into the judge's messages, as a prompt version's render contract says.
+
+The instructions are the system message, byte-identical for every case, so providers
+can cache the shared prefix. The case is the user message: each untrusted text (prior
+turns, passages, question, answer) sits inside its own tag, with `<` and `>` escaped,
+so nothing inside can close its tag or open one that passes for the frame.
+"""
+
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
+
+from evals.case_schema import Case, Passage
+from evals.prompt_versions import PromptVersion, RenderContract
+
+
+def escape(text: str) -> str:
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def unescape(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&gt;", ">")
+
+
+def _block(tag: str, body: str) -> str:
+    return f"<{tag}>\n{body}\n</{tag}>"
+
+
+def render_passage(passage: Passage, contract: RenderContract) -> str:
+    lines = [f"[{escape(passage.tag)}]"]
+    if contract.passage_header:
+        lines = [
+            f"[{escape(passage.tag)}] {escape(passage.agency)} | {escape(passage.title)}"
+            f" | {escape(passage.section)}"
+        ]
+    if contract.passage_provenance:
+        lines.append(f"(source: {escape(passage.url)}, fetched {passage.fetched})")
+    lines.append(escape(passage.text))
+    return _block("passage", "\n".join(lines))
+
+
+def render_case(case: Case, contract: RenderContract) -> str:
+    sections = []
+    if contract.prior_turns and case.prior_turns:
+        turns = "\n".join(
+            f'<turn role="{t.role}">\n{escape(t.content)}\n</turn>' for t in case.prior_turns
+        )
+        sections.append(_block("prior_conversation_turns", turns))
+    passages = "\n".join(render_passage(p, contract) for p in case.passages)
+    sections.append(_block("retrieved_passages", passages))
+    sections.append(_block("rider_question", escape(case.question)))
+    sections.append(_block("assistant_answer", escape(case.answer)))
+    return "\n\n".join(sections)
+
+
+def judge_messages(case: Case, version: PromptVersion) -> list[ChatMessage]:
+    return [
+        ChatMessageSystem(content=version.instructions),
+        ChatMessageUser(content=render_case(case, version.render)),
+    ]

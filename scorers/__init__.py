@@ -1,0 +1,1 @@
+"""Parse the judge's reply, compare it with the gold verdict, aggregate."""

@@ -1,0 +1,108 @@
+"""Run-level metrics over the verdict scorer's `Score.value` dictionaries.
+
+Accuracy and the judge-failure rate count every case; a judge failure is never an
+agreement, so it counts against accuracy and is shown on its own. The confusion-table
+metrics (balanced accuracy, precision, recall, F1, kappa) need a verdict, so they are
+computed over the cases the judge answered. Claim recall counts failed cases' gold
+claims as missed.
+"""
+
+from collections.abc import Callable
+
+from inspect_ai.scorer import Metric, SampleScore, metric
+
+from scorers.stats import Confusion, ratio
+
+
+def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
+    return [s.score.value for s in scores if isinstance(s.score.value, dict)]  # type: ignore[misc]
+
+
+def confusion(scores: list[SampleScore]) -> Confusion:
+    tp = fn = fp = tn = 0.0
+    for v in _values(scores):
+        answered = 1.0 - v["judge_failure"]
+        if answered <= 0:
+            continue
+        gold, judged = v["gold_ungrounded"], v["judge_ungrounded"]
+        tp += answered * gold * judged
+        fn += answered * gold * (1 - judged)
+        fp += answered * (1 - gold) * judged
+        tn += answered * (1 - gold) * (1 - judged)
+    return Confusion(tp=tp, fn=fn, fp=fp, tn=tn)
+
+
+def _mean(key: str) -> Callable[[list[SampleScore]], float]:
+    def compute(scores: list[SampleScore]) -> float:
+        values = _values(scores)
+        return ratio(sum(v[key] for v in values), len(values))
+
+    return compute
+
+
+def _from_confusion(stat: Callable[[Confusion], float]) -> Callable[[list[SampleScore]], float]:
+    def compute(scores: list[SampleScore]) -> float:
+        return stat(confusion(scores))
+
+    return compute
+
+
+@metric
+def verdict_accuracy() -> Metric:
+    """Share of cases where the judge's `grounded` equals gold (a failure is not agreement)."""
+    return _mean("agree")
+
+
+@metric
+def judge_failure_rate() -> Metric:
+    """Share of cases whose reply held no readable verdict."""
+    return _mean("judge_failure")
+
+
+@metric
+def balanced_accuracy() -> Metric:
+    return _from_confusion(lambda c: c.balanced_accuracy)
+
+
+@metric
+def precision() -> Metric:
+    """Of the cases the judge called ungrounded, the share gold calls ungrounded."""
+    return _from_confusion(lambda c: c.precision)
+
+
+@metric
+def recall() -> Metric:
+    """Of the cases gold calls ungrounded, the share the judge caught."""
+    return _from_confusion(lambda c: c.recall)
+
+
+@metric
+def f1() -> Metric:
+    return _from_confusion(lambda c: c.f1)
+
+
+@metric
+def cohen_kappa() -> Metric:
+    return _from_confusion(lambda c: c.kappa)
+
+
+@metric
+def claim_precision() -> Metric:
+    """Of the claims the judge flagged, the share that match a gold claim."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _values(scores)
+        return ratio(sum(v["claims_matched"] for v in values), sum(v["claims_judge"] for v in values))
+
+    return compute
+
+
+@metric
+def claim_recall() -> Metric:
+    """Of the gold claims, the share the judge flagged."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        values = _values(scores)
+        return ratio(sum(v["claims_matched"] for v in values), sum(v["claims_gold"] for v in values))
+
+    return compute

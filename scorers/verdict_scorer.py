@@ -1,0 +1,139 @@
+"""Score a judge reply against the case's gold verdict."""
+
+import math
+
+from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
+from inspect_ai.solver import TaskState
+
+from evals.case_schema import Case
+from scorers.claims import ClaimComparison, compare_claims
+from scorers.metrics import (
+    balanced_accuracy,
+    claim_precision,
+    claim_recall,
+    cohen_kappa,
+    f1,
+    judge_failure_rate,
+    precision,
+    recall,
+    verdict_accuracy,
+)
+from scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
+
+
+def _word(grounded: bool) -> str:
+    return "grounded" if grounded else "ungrounded"
+
+
+def _quote_list(claims: list[str]) -> str:
+    return "; ".join(f'"{c}"' for c in claims)
+
+
+def _claim_lines(cmp: ClaimComparison) -> list[str]:
+    lines = [f'- Matched: judge "{j}" = gold "{g}"' for j, g in cmp.matched]
+    if cmp.missed:
+        lines.append(f"- Missed (in gold, not flagged by the judge): {_quote_list(cmp.missed)}")
+    if cmp.extra:
+        lines.append(f"- Extra (flagged by the judge, not in gold): {_quote_list(cmp.extra)}")
+    if cmp.not_in_answer:
+        lines.append(f"- Not a quotation of the answer: {_quote_list(cmp.not_in_answer)}")
+    return lines
+
+
+def _verdict_label(verdict: ParsedVerdict) -> str:
+    if verdict.grounded:
+        return "grounded"
+    n = len(verdict.unsupported_claims)
+    return f"ungrounded ({n} claim{'s' if n != 1 else ''})"
+
+
+def score_reply(case: Case, reply: str, stop_reason: str = "stop") -> Score:
+    """The Score of one judge reply against one case's gold verdict."""
+    gold = case.label
+    gold_says = _word(gold.grounded)
+    parsed = parse_verdict(reply)
+    if isinstance(parsed, JudgeFailure):
+        reason = parsed.reason
+        if stop_reason == "max_tokens":
+            reason += " (the reply was cut off at the token limit)"
+        return Score(
+            value={
+                "agree": 0,
+                "judge_failure": 1,
+                "gold_ungrounded": int(not gold.grounded),
+                "judge_ungrounded": math.nan,
+                "claims_gold": len(gold.unsupported_claims),
+                "claims_judge": 0,
+                "claims_matched": 0,
+                "claims_not_in_answer": 0,
+            },
+            answer="judge failure",
+            explanation=(
+                f"Judge failure: {reason}. It counts as no agreement. Gold says {gold_says}"
+                + (f": {_quote_list(gold.unsupported_claims)}." if not gold.grounded else ".")
+            ),
+            reason="grader_failed",
+            metadata={"verdict": None, "failure": reason},
+        )
+
+    cmp = compare_claims(parsed.unsupported_claims, gold.unsupported_claims, case.answer)
+    agree = parsed.grounded == gold.grounded
+    if agree:
+        headline = f"Agree: gold and judge both say {gold_says}."
+    else:
+        headline = f"Disagree: gold says {gold_says}, the judge says {_word(parsed.grounded)}."
+    lines = [headline]
+    if parsed.grounded and parsed.unsupported_claims:
+        lines.append("The judge said grounded yet listed unsupported claims.")
+    lines += _claim_lines(cmp)
+    lines.append(f"Why gold says so: {case.rationale}")
+    if parsed.reasoning:
+        lines.append(f"Judge's reasoning: {parsed.reasoning}")
+    return Score(
+        value={
+            "agree": int(agree),
+            "judge_failure": 0,
+            "gold_ungrounded": int(not gold.grounded),
+            "judge_ungrounded": int(not parsed.grounded),
+            "claims_gold": len(gold.unsupported_claims),
+            "claims_judge": len(parsed.unsupported_claims),
+            "claims_matched": len(cmp.matched),
+            "claims_not_in_answer": len(cmp.not_in_answer),
+        },
+        answer=_verdict_label(parsed),
+        explanation="\n".join(lines),
+        metadata={
+            "verdict": {
+                "grounded": parsed.grounded,
+                "unsupported_claims": parsed.unsupported_claims,
+                "reasoning": parsed.reasoning,
+            },
+            "claims_missed": cmp.missed,
+            "claims_extra": cmp.extra,
+            "claims_not_in_answer": cmp.not_in_answer,
+        },
+    )
+
+
+@scorer(
+    metrics=[
+        verdict_accuracy(),
+        balanced_accuracy(),
+        precision(),
+        recall(),
+        f1(),
+        cohen_kappa(),
+        judge_failure_rate(),
+        claim_precision(),
+        claim_recall(),
+        grouped(verdict_accuracy(), "category", all=False, name_template="category:{group_name}"),
+    ]
+)
+def verdict_agreement() -> Scorer:
+    """Agreement of the judge's verdict with gold, case and claim level."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        case = Case.model_validate(state.metadata)
+        return score_reply(case, state.output.completion, state.output.stop_reason)
+
+    return score
