@@ -8,8 +8,9 @@ read the columns with fixed types instead of inferring them per file.
 import datetime
 from typing import Annotated, Literal
 
-from datasets import Features, List, Value
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from datasets import Features, List, Value
 
 
 def _iso_date(text: str) -> str:

@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from datasets import load_dataset
 from inspect_ai.dataset import MemoryDataset, Sample
 from pydantic import ValidationError
 
+from datasets import load_dataset
 from evals.case_schema import FEATURES, Case, case_problems
 from evals.errors import InputError
 

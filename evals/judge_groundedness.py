@@ -1,15 +1,17 @@
 """The judge_groundedness meta-eval: run a judge over gold-labelled fare-policy cases.
 
-    inspect eval evals/judge_groundedness.py -T prompt_version=v2 --model openai/gpt-4o-mini
+inspect eval evals/judge_groundedness.py -T prompt_version=v2 --model openai/gpt-4o-mini
 """
 
 from pathlib import Path
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from evals.case_schema import Case
 from evals.dataset import DEFAULT_CASES, judge_dataset
+from evals.errors import InputError
 from evals.prompt_versions import PromptVersion, load_prompt_version
 from evals.render import judge_messages
 from scorers.verdict_scorer import verdict_agreement
@@ -30,13 +32,21 @@ def render_for_judge(version: PromptVersion) -> Solver:
 def judge_groundedness(
     prompt_version: str = "v3",
     dataset: str = str(DEFAULT_CASES),
+    **unknown: Any,
 ) -> Task:
     """Judge every case with one prompt version and score the verdicts against gold.
 
     Args:
         prompt_version: A version in prompts/judge_groundedness/manifest.toml.
         dataset: A JSON Lines case file, or a folder of them.
+        **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
+            would silently run the defaults, so any option not named above is an error.
     """
+    if unknown:
+        raise InputError(
+            [f"-T {name}: not an option of judge_groundedness" for name in unknown]
+            + ["options: prompt_version, dataset"]
+        )
     version = load_prompt_version(prompt_version)
     return Task(
         dataset=judge_dataset(Path(dataset)),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from evals.render import unescape
 
 _SPACE = re.compile(r"\s+")
-_EDGE = " \t\n\"'“”‘’.,;:!?()[]"
+_EDGE = " \t\n\"'.,;:!?()[]\u201c\u201d\u2018\u2019"  # typographic quotes too
 
 
 def normalize(claim: str) -> str:

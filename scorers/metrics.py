@@ -8,6 +8,7 @@ claims as missed.
 """
 
 from collections.abc import Callable
+from typing import cast
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
@@ -15,7 +16,9 @@ from scorers.stats import Confusion, ratio
 
 
 def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
-    return [s.score.value for s in scores if isinstance(s.score.value, dict)]  # type: ignore[misc]
+    return [
+        cast(dict[str, float], s.score.value) for s in scores if isinstance(s.score.value, dict)
+    ]
 
 
 def confusion(scores: list[SampleScore]) -> Confusion:
@@ -32,7 +35,7 @@ def confusion(scores: list[SampleScore]) -> Confusion:
     return Confusion(tp=tp, fn=fn, fp=fp, tn=tn)
 
 
-def _mean(key: str) -> Callable[[list[SampleScore]], float]:
+def _mean(key: str) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
         values = _values(scores)
         return ratio(sum(v[key] for v in values), len(values))
@@ -40,7 +43,7 @@ def _mean(key: str) -> Callable[[list[SampleScore]], float]:
     return compute
 
 
-def _from_confusion(stat: Callable[[Confusion], float]) -> Callable[[list[SampleScore]], float]:
+def _from_confusion(stat: Callable[[Confusion], float]) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
         return stat(confusion(scores))
 
@@ -92,7 +95,9 @@ def claim_precision() -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         values = _values(scores)
-        return ratio(sum(v["claims_matched"] for v in values), sum(v["claims_judge"] for v in values))
+        return ratio(
+            sum(v["claims_matched"] for v in values), sum(v["claims_judge"] for v in values)
+        )
 
     return compute
 
@@ -103,6 +108,8 @@ def claim_recall() -> Metric:
 
     def compute(scores: list[SampleScore]) -> float:
         values = _values(scores)
-        return ratio(sum(v["claims_matched"] for v in values), sum(v["claims_gold"] for v in values))
+        return ratio(
+            sum(v["claims_matched"] for v in values), sum(v["claims_gold"] for v in values)
+        )
 
     return compute

@@ -22,7 +22,7 @@ class JudgeFailure:
 
 
 def _end_of_braced(text: str, start: int) -> int:
-    """Where the brace group opened at `start` closes, by brackets and JSON strings alone.
+    """Where the bracket group opened at `start` closes, by brackets and JSON strings alone.
 
     A group that never closes (a reply cut off mid-object) runs to the end of the text, so
     an object quoted inside a broken one is never read as a verdict of its own.
@@ -49,18 +49,24 @@ def _end_of_braced(text: str, start: int) -> int:
     return len(text)
 
 
+_OPENER = re.compile(r"[{\[]")
+
+
 def _top_level_objects(text: str) -> list[object]:
-    """Every JSON value that starts with `{` at top level of the text, left to right."""
+    """Every JSON object or array at top level of the text, left to right.
+
+    What sits inside one (an object in a list, an object quoted in a string) is not top level.
+    """
     decoder = json.JSONDecoder()
     found: list[object] = []
-    pos = text.find("{")
-    while pos != -1:
+    opener = _OPENER.search(text)
+    while opener:
         try:
-            value, end = decoder.raw_decode(text, pos)
+            value, end = decoder.raw_decode(text, opener.start())
             found.append(value)
         except json.JSONDecodeError:
-            end = _end_of_braced(text, pos)
-        pos = text.find("{", end)
+            end = _end_of_braced(text, opener.start())
+        opener = _OPENER.search(text, end)
     return found
 
 
@@ -79,7 +85,9 @@ def parse_verdict(reply: str) -> ParsedVerdict | JudgeFailure:
     if not objects:
         return JudgeFailure("no complete JSON object with a 'grounded' key in the reply")
     if len(objects) > 1:
-        return JudgeFailure(f"{len(objects)} verdict objects in one reply; which one counts is a guess")
+        return JudgeFailure(
+            f"{len(objects)} verdict objects in one reply; which one counts is a guess"
+        )
     obj = objects[0]
     grounded = obj["grounded"]
     if not isinstance(grounded, bool):

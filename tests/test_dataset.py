@@ -1,0 +1,135 @@
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evals.dataset import DEFAULT_CASES, case_to_sample, judge_dataset, load_cases
+from evals.errors import InputError
+
+FIXTURES = Path("tests/fixtures/cases.jsonl")
+
+
+def good_record() -> dict[str, Any]:
+    record: dict[str, Any] = json.loads(FIXTURES.read_text(encoding="utf-8").splitlines()[1])
+    return record
+
+
+def test_shipped_cases_load_and_become_samples() -> None:
+    cases = {c.id: c for c in load_cases(DEFAULT_CASES)}
+    assert {"conv-004", "fresh-001"} <= set(cases)
+    conv = cases["conv-004"]
+    assert conv.prior_turns, "conv-004 is the multi-turn case that motivated v2"
+    sample = case_to_sample(conv)
+    assert sample.id == "conv-004"
+    assert sample.input == conv.question
+    assert json.loads(str(sample.target)) == conv.label.model_dump()
+    assert sample.metadata is not None
+    assert sample.metadata["category"] == conv.category
+    assert sample.metadata["passages"][0]["fetched"] == conv.passages[0].fetched
+    fresh = cases["fresh-001"]
+    assert fresh.category == "provenance"
+    assert any(p.fetched in fresh.answer for p in fresh.passages), (
+        "fresh-001 discloses a fetch date"
+    )
+
+
+def test_dates_read_back_as_written() -> None:
+    raw = [json.loads(line) for line in FIXTURES.read_text(encoding="utf-8").splitlines()]
+    loaded = load_cases(FIXTURES)
+    assert [c.passages[0].fetched for c in loaded] == [r["passages"][0]["fetched"] for r in raw]
+
+
+def test_dataset_option_accepts_a_file_or_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(FIXTURES.read_text(encoding="utf-8"), encoding="utf-8")
+    assert [s.id for s in judge_dataset(tmp_path)] == ["t-conv", "t-price", "t-silence"]
+    assert len(judge_dataset(FIXTURES)) == 3
+
+
+def mutate(change: str) -> str:
+    """One good record, changed as named, as a JSON Lines line."""
+    record = good_record()
+    record["id"] = "t-new"
+    if change == "missing field":
+        del record["rationale"]
+    elif change == "mistyped field":
+        record["label"]["grounded"] = "false"
+    elif change == "claim not in answer":
+        record["label"]["unsupported_claims"] = ["costs $99"]
+    elif change == "grounded with claims":
+        record["label"]["grounded"] = True
+    elif change == "ungrounded without claims":
+        record["label"]["unsupported_claims"] = []
+    elif change == "bad role":
+        record["prior_turns"] = [{"role": "system", "content": "hi"}]
+    elif change == "bad date":
+        record["passages"][0]["fetched"] = "2026-13-01"
+    elif change == "extra field":
+        record["score"] = 1
+    return json.dumps(record)
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        ("missing field", "rationale", "Field required"),
+        ("mistyped field", "label.grounded", "valid boolean"),
+        ("claim not in answer", "label.unsupported_claims.0", "not a verbatim part of the answer"),
+        ("grounded with claims", "label", "grounded is true but unsupported_claims is not empty"),
+        ("ungrounded without claims", "label", "grounded is false but unsupported_claims is empty"),
+        ("bad role", "prior_turns.0.role", "'user' or 'assistant'"),
+        ("bad date", "passages.0.fetched", "month"),
+        ("extra field", "score", "Extra inputs"),
+    ],
+)
+def test_bad_record_is_named_by_file_line_case_and_field(
+    tmp_path: Path, change: str, field: str, message: str
+) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(FIXTURES.read_text(encoding="utf-8") + mutate(change) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_cases(path)
+    (line,) = err.value.problems
+    assert line.startswith(f"{path}:4: case 't-new': field '{field}': ")
+    assert message in line
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    lines = FIXTURES.read_text(encoding="utf-8").splitlines()
+    path.write_text(
+        "\n".join([lines[0], lines[0], "{not json", lines[1][:50]]) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(InputError) as err:
+        load_cases(path)
+    problems = err.value.problems
+    assert len(problems) == 3
+    assert problems[0] == f"{path}:2: case 't-conv': field 'id': duplicate of {path}:1"
+    assert problems[1].startswith(f"{path}:3: case ?: not valid JSON")
+    assert problems[2].startswith(f"{path}:4: case ?: not valid JSON")
+
+
+def test_duplicate_ids_across_files(tmp_path: Path) -> None:
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text(FIXTURES.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_cases(tmp_path)
+    assert len(err.value.problems) == 3
+    assert all("duplicate of" in p and "a.jsonl" in p for p in err.value.problems)
+
+
+def test_empty_and_missing_files(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(InputError, match="no cases in this file"):
+        load_cases(empty)
+    with pytest.raises(InputError, match="no such case file or folder"):
+        load_cases(tmp_path / "nope.jsonl")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    with pytest.raises(InputError, match=r"no \*\.jsonl case files"):
+        load_cases(folder)
+
+
+def test_datasets_folder_is_not_a_python_package() -> None:
+    assert not (DEFAULT_CASES.parent / "__init__.py").exists()

@@ -1,0 +1,94 @@
+import pytest
+
+from scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
+
+VALID = '{"grounded": false, "unsupported_claims": ["a $2.00 fare"], "reasoning": "P1 says $1.25."}'
+
+READ_AS_VERDICT = [
+    ("bare", VALID, False, ["a $2.00 fare"]),
+    (
+        "json fence",
+        'Here is my assessment:\n```json\n{"grounded": true, "unsupported_claims": [], '
+        '"reasoning": "All claims are in P1."}\n```',
+        True,
+        [],
+    ),
+    ("plain fence", "```\n" + VALID + "\n```", False, ["a $2.00 fare"]),
+    (
+        "sentence before and after",
+        'After checking each claim against the passages: {"grounded": true, '
+        '"unsupported_claims": [], "reasoning": "ok"} Let me know if you need more.',
+        True,
+        [],
+    ),
+    ("claims list omitted", '{"grounded": true}', True, []),
+    (
+        "braces inside strings",
+        '{"grounded": true, "reasoning": "quotes {\\"x\\"} in P1"}',
+        True,
+        [],
+    ),
+    (
+        "prose braces before",
+        'Fares {see P1} match. {"grounded": true, "unsupported_claims": []}',
+        True,
+        [],
+    ),
+    (
+        "unicode",
+        '{"grounded": false, "unsupported_claims": ["tarifa reducida — 1,25 €"]}',
+        False,
+        ["tarifa reducida — 1,25 €"],
+    ),
+]
+
+FAILURES = [
+    ("empty", "", "empty"),
+    ("whitespace", "  \n ", "empty"),
+    ("prose only", "The answer is grounded in the passages.", "no complete JSON object"),
+    (
+        "truncated",
+        '{"grounded": false, "unsupported_claims": ["the fare is $2',
+        "no complete JSON object",
+    ),
+    (
+        "truncated around a quoted verdict",
+        '{"grounded": false, "reasoning": "the answer says {\\"grounded\\": true} which',
+        "no complete JSON object",
+    ),
+    ("string false", '{"grounded": "false", "unsupported_claims": []}', "not a JSON boolean"),
+    ("number", '{"grounded": 0, "unsupported_claims": []}', "not a JSON boolean"),
+    ("null", '{"grounded": null}', "not a JSON boolean"),
+    (
+        "two objects",
+        '{"grounded": true} and then {"grounded": false, "unsupported_claims": ["x"]}',
+        "2 verdict objects",
+    ),
+    ("nested only", '{"verdict": {"grounded": true}}', "no complete JSON object"),
+    (
+        "claims not a list",
+        '{"grounded": false, "unsupported_claims": "the $2 fare"}',
+        "not a list of strings",
+    ),
+    (
+        "reasoning not a string",
+        '{"grounded": true, "reasoning": ["a"]}',
+        "'reasoning' is not a string",
+    ),
+    ("a list, not an object", '[{"grounded": true}]', "no complete JSON object"),
+]
+
+
+@pytest.mark.parametrize(("name", "reply", "grounded", "claims"), READ_AS_VERDICT)
+def test_reads_verdicts(name: str, reply: str, grounded: bool, claims: list[str]) -> None:
+    parsed = parse_verdict(reply)
+    assert isinstance(parsed, ParsedVerdict), name
+    assert parsed.grounded is grounded
+    assert parsed.unsupported_claims == claims
+
+
+@pytest.mark.parametrize(("name", "reply", "reason"), FAILURES)
+def test_judge_failures_are_never_guessed(name: str, reply: str, reason: str) -> None:
+    parsed = parse_verdict(reply)
+    assert isinstance(parsed, JudgeFailure), name
+    assert reason in parsed.reason
