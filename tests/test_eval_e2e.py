@@ -53,7 +53,8 @@ def test_echoing_gold_scores_perfectly(version: str, tmp_path: Path) -> None:
     for sample in log.samples:
         system, user = sample.messages[0], sample.messages[1]
         assert system.text == load_prompt_version(version).instructions
-        assert ("(source: " in user.text) == contract.passage_provenance
+        passages = user.text.split("<retrieved_passages>")[1].split("</retrieved_passages>")[0]
+        assert ("\n(source: https://" in passages) == contract.passage_provenance
         if sample.id == "conv-004":
             assert ("<prior_conversation_turns>" in user.text) == contract.prior_turns
         score = sample.scores["verdict_agreement"]  # type: ignore[index]
