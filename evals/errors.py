@@ -1,6 +1,7 @@
 """Errors caused by the user's input (case files, task options), not by the code."""
 
 from inspect_ai._util.error import PrerequisiteError
+from rich.markup import escape
 
 
 class InputError(PrerequisiteError):
@@ -12,7 +13,8 @@ class InputError(PrerequisiteError):
 
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
-        super().__init__("\n".join(problems))
+        # The CLI prints the message through rich: a "[draft]" in a path is not markup.
+        super().__init__(escape("\n".join(problems)))
 
     def __str__(self) -> str:
         return "\n".join(self.problems)

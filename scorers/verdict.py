@@ -2,9 +2,13 @@
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
-_FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(.*?)```", re.DOTALL)
+# Fences open and close at the start of a line. JSON strings hold no raw newline, so a fence
+# quoted inside the verdict's own strings ("reasoning": "see ```...```") is never taken for one.
+_FENCE = re.compile(r"^[ \t]*```[A-Za-z]*[ \t\r]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+_VERDICT_KEYS = ("grounded", "unsupported_claims", "reasoning")
 
 
 @dataclass(frozen=True)
@@ -52,19 +56,36 @@ def _end_of_braced(text: str, start: int) -> int:
 _OPENER = re.compile(r"[{\[]")
 
 
+class _JsonObject(dict[str, object]):
+    """A decoded JSON object that remembers the keys it was given more than once."""
+
+    repeated: frozenset[str] = frozenset()
+
+
+def _object(pairs: list[tuple[str, object]]) -> _JsonObject:
+    # json keeps the last of two equal keys; a reply that says both has said neither.
+    obj = _JsonObject(pairs)
+    if len(obj) < len(pairs):
+        counts = Counter(key for key, _ in pairs)
+        obj.repeated = frozenset(key for key, n in counts.items() if n > 1)
+    return obj
+
+
 def _top_level_objects(text: str) -> list[object]:
     """Every JSON object or array at top level of the text, left to right.
 
     What sits inside one (an object in a list, an object quoted in a string) is not top level.
     """
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(object_pairs_hook=_object)
     found: list[object] = []
     opener = _OPENER.search(text)
     while opener:
         try:
             value, end = decoder.raw_decode(text, opener.start())
             found.append(value)
-        except json.JSONDecodeError:
+        # ValueError covers malformed JSON and integers too long to convert; RecursionError,
+        # brackets nested past the interpreter's limit. Either way the group is no verdict.
+        except (ValueError, RecursionError):
             end = _end_of_braced(text, opener.start())
         opener = _OPENER.search(text, end)
     return found
@@ -81,7 +102,7 @@ def _candidates(reply: str) -> list[object]:
 def parse_verdict(reply: str) -> ParsedVerdict | JudgeFailure:
     if not reply.strip():
         return JudgeFailure("empty reply")
-    objects = [o for o in _candidates(reply) if isinstance(o, dict) and "grounded" in o]
+    objects = [o for o in _candidates(reply) if isinstance(o, _JsonObject) and "grounded" in o]
     if not objects:
         return JudgeFailure("no complete JSON object with a 'grounded' key in the reply")
     if len(objects) > 1:
@@ -89,6 +110,11 @@ def parse_verdict(reply: str) -> ParsedVerdict | JudgeFailure:
             f"{len(objects)} verdict objects in one reply; which one counts is a guess"
         )
     obj = objects[0]
+    repeated = [key for key in _VERDICT_KEYS if key in obj.repeated]
+    if repeated:
+        return JudgeFailure(
+            f"{repeated[0]!r} is given more than once in the verdict; which one counts is a guess"
+        )
     grounded = obj["grounded"]
     if not isinstance(grounded, bool):
         return JudgeFailure(f"'grounded' is {json.dumps(grounded)}, not a JSON boolean")

@@ -2,6 +2,7 @@
 
 import math
 
+from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 
@@ -47,6 +48,53 @@ def _verdict_label(verdict: ParsedVerdict) -> str:
     return f"ungrounded ({n} claim{'s' if n != 1 else ''})"
 
 
+def output_failure(output: ModelOutput) -> str | None:
+    """Why the judge's output is a failure before its text is read, if it is one."""
+    if output.empty:
+        # The sample ended (a limit, say) before the judge answered.
+        return "no reply from the judge"
+    if output.stop_reason == "content_filter":
+        # The provider withheld or cut the reply; whatever text came back is not a verdict.
+        detail = output.choices[0].stop_details
+        why = (detail.explanation if detail else None) or output.error
+        return "refusal" + (f": {why}" if why else "")
+    if output.error:
+        return f"provider error: {output.error}"
+    return None
+
+
+def score_output(case: Case, output: ModelOutput) -> Score:
+    """The Score of the judge's whole output: provider faults first, then the reply text."""
+    failure = output_failure(output)
+    if failure is not None:
+        return _failure_score(case, failure)
+    return score_reply(case, output.completion, output.stop_reason)
+
+
+def _failure_score(case: Case, reason: str) -> Score:
+    gold = case.label
+    gold_says = _word(gold.grounded)
+    return Score(
+        value={
+            "agree": 0,
+            "judge_failure": 1,
+            "gold_ungrounded": int(not gold.grounded),
+            "judge_ungrounded": math.nan,
+            "claims_gold": len(gold.unsupported_claims),
+            "claims_judge": 0,
+            "claims_matched": 0,
+            "claims_not_in_answer": 0,
+        },
+        answer="judge failure",
+        explanation=(
+            f"Judge failure: {reason}. It counts as no agreement. Gold says {gold_says}"
+            + (f": {_quote_list(gold.unsupported_claims)}." if not gold.grounded else ".")
+        ),
+        reason="grader_failed",
+        metadata={"verdict": None, "failure": reason},
+    )
+
+
 def score_reply(case: Case, reply: str, stop_reason: str = "stop") -> Score:
     """The Score of one judge reply against one case's gold verdict."""
     gold = case.label
@@ -54,27 +102,9 @@ def score_reply(case: Case, reply: str, stop_reason: str = "stop") -> Score:
     parsed = parse_verdict(reply)
     if isinstance(parsed, JudgeFailure):
         reason = parsed.reason
-        if stop_reason == "max_tokens":
+        if stop_reason in ("max_tokens", "model_length"):
             reason += " (the reply was cut off at the token limit)"
-        return Score(
-            value={
-                "agree": 0,
-                "judge_failure": 1,
-                "gold_ungrounded": int(not gold.grounded),
-                "judge_ungrounded": math.nan,
-                "claims_gold": len(gold.unsupported_claims),
-                "claims_judge": 0,
-                "claims_matched": 0,
-                "claims_not_in_answer": 0,
-            },
-            answer="judge failure",
-            explanation=(
-                f"Judge failure: {reason}. It counts as no agreement. Gold says {gold_says}"
-                + (f": {_quote_list(gold.unsupported_claims)}." if not gold.grounded else ".")
-            ),
-            reason="grader_failed",
-            metadata={"verdict": None, "failure": reason},
-        )
+        return _failure_score(case, reason)
 
     cmp = compare_claims(parsed.unsupported_claims, gold.unsupported_claims, case.answer)
     agree = parsed.grounded == gold.grounded
@@ -82,13 +112,12 @@ def score_reply(case: Case, reply: str, stop_reason: str = "stop") -> Score:
         headline = f"Agree: gold and judge both say {gold_says}."
     else:
         headline = f"Disagree: gold says {gold_says}, the judge says {_word(parsed.grounded)}."
-    lines = [headline]
     if parsed.grounded and parsed.unsupported_claims:
-        lines.append("The judge said grounded yet listed unsupported claims.")
-    lines += _claim_lines(cmp)
-    lines.append(f"Why gold says so: {case.rationale}")
+        headline += " The judge said grounded yet listed unsupported claims."
+    # Paragraphs, so the viewer's markdown keeps the claim list apart from the prose.
+    paragraphs = [headline, "\n".join(_claim_lines(cmp)), f"Why gold says so: {case.rationale}"]
     if parsed.reasoning:
-        lines.append(f"Judge's reasoning: {parsed.reasoning}")
+        paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
     return Score(
         value={
             "agree": int(agree),
@@ -101,7 +130,7 @@ def score_reply(case: Case, reply: str, stop_reason: str = "stop") -> Score:
             "claims_not_in_answer": len(cmp.not_in_answer),
         },
         answer=_verdict_label(parsed),
-        explanation="\n".join(lines),
+        explanation="\n\n".join(p for p in paragraphs if p),
         metadata={
             "verdict": {
                 "grounded": parsed.grounded,
@@ -133,7 +162,6 @@ def verdict_agreement() -> Scorer:
     """Agreement of the judge's verdict with gold, case and claim level."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        case = Case.model_validate(state.metadata)
-        return score_reply(case, state.output.completion, state.output.stop_reason)
+        return score_output(Case.model_validate(state.metadata), state.output)
 
     return score

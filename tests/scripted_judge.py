@@ -37,9 +37,15 @@ def invert_gold(case: Case) -> str:
 
 
 def scripted_judge(
-    cases: Iterable[Case], reply: Callable[[Case], str], **model_args: object
+    cases: Iterable[Case],
+    reply: Callable[[Case], str],
+    name: str = "mockllm/model",
+    **model_args: object,
 ) -> Model:
-    """A mockllm model that answers each case with `reply(case)`, whatever order samples run in."""
+    """A mockllm model that answers each case with `reply(case)`, whatever order samples run in.
+
+    `name` tells judges apart when several run in one eval set (mockllm takes any name).
+    """
     known = [
         (
             [f"<assistant_answer>\n{escape(c.answer)}\n</assistant_answer>", escape(c.question)]
@@ -60,4 +66,4 @@ def scripted_judge(
         assert len(matches) == 1, "the scripted judge could not tell which case it was shown"
         return mock_output(reply(matches[0]))
 
-    return get_model("mockllm/model", custom_outputs=respond)
+    return get_model(name, custom_outputs=respond)

@@ -80,7 +80,6 @@ def test_stats_table_is_current() -> None:
 
 def test_load_dataset_on_folder_yields_schema(cases: list[Case]) -> None:
     import datasets
-
     from evals.case_schema import FEATURES
 
     ds = datasets.load_dataset(str(DATA_DIR), split="test")

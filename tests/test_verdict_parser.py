@@ -40,6 +40,19 @@ READ_AS_VERDICT = [
         False,
         ["tarifa reducida — 1,25 €"],
     ),
+    # Found by tests/test_verdict_fuzz.py: the fence inside the string hid the whole verdict.
+    (
+        "code fence inside reasoning",
+        '{"grounded": false, "unsupported_claims": ["x"], "reasoning": "P1 says ```$2```."}',
+        False,
+        ["x"],
+    ),
+    (
+        "fenced, with a code fence inside reasoning",
+        '```json\n{"grounded": true, "reasoning": "see ```P1```"}\n```',
+        True,
+        [],
+    ),
 ]
 
 FAILURES = [
@@ -76,6 +89,19 @@ FAILURES = [
         "'reasoning' is not a string",
     ),
     ("a list, not an object", '[{"grounded": true}]', "no complete JSON object"),
+    # Found by tests/test_verdict_fuzz.py: each of these used to raise out of the parser or be
+    # read as the last of two answers.
+    ("nested past the recursion limit", "[" * 5000, "no complete JSON object"),
+    (
+        "a number too long to convert",
+        '{"grounded": true, "confidence": ' + "9" * 5000 + "}",
+        "no complete JSON object",
+    ),
+    (
+        "grounded given twice",
+        '{"grounded": false, "unsupported_claims": ["x"], "grounded": true}',
+        "'grounded' is given more than once",
+    ),
 ]
 
 

@@ -1,0 +1,460 @@
+"""Benchmark the in-process GGUF provider against raw llama-cpp-python.
+
+Prints figures only (no pass/fail):
+
+  (a) raw `Llama.create_chat_completion` in a loop: latency and tokens/s per sample;
+  (b) the same prompts through `GGUFModelAPI.generate` in one asyncio loop, and the
+      ratio b/a of mean latency (the provider's overhead);
+  (c) prompt processing per sample with KV-cache prefix reuse (one Llama, consecutive
+      calls) against `llm.reset()` before each call, and the % of time reuse cuts.
+
+Each comparison runs its two sides on separate Llama instances, alternating sample by
+sample, so background load on the machine hits both sides alike.
+
+Prompts are a system message (the judge instructions) plus one user message per sample:
+
+    python benchmarks/bench_gguf.py                       # default files, see --help
+    python benchmarks/bench_gguf.py --synthetic 8         # 8 synthetic ~250-token cases
+    python benchmarks/bench_gguf.py --user-file cases.jsonl --limit 10
+
+Timings come from llama.cpp's own per-context counters (prompt eval vs generation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# Run as a plain script from a checkout that may not be pip-installed.
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from inspect_ai.model import (  # noqa: E402
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    ResponseSchema,
+)
+from inspect_ai.util import JSONSchema  # noqa: E402
+
+from providers.gguf import (  # noqa: E402
+    DEFAULT_N_CTX,
+    GGUFModelAPI,
+    default_threads,
+    generate_kwargs,
+    llama_call_kwargs,
+    messages_to_dicts,
+    perf_counters,
+    reset_perf,
+    resolve_model_path,
+)
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
+
+DEFAULT_SYSTEM_FILE = REPO_ROOT / "prompts" / "judge_groundedness" / "v3.txt"
+DEFAULT_USER_FILE = REPO_ROOT / "benchmarks" / "data" / "rendered_cases.jsonl"
+
+# The project's verdict shape, with bounds so a small model cannot ramble past max_tokens
+# (llama.cpp's schema-to-grammar honours maxLength / maxItems).
+VERDICT_SCHEMA = ResponseSchema(
+    name="verdict",
+    json_schema=JSONSchema(
+        type="object",
+        properties={
+            "grounded": JSONSchema(type="boolean"),
+            # Inspect's JSONSchema has no maxItems (it is silently dropped), so the
+            # number of claims cannot be bounded here; only their length can.
+            "unsupported_claims": JSONSchema(
+                type="array", items=JSONSchema(type="string", maxLength=160)
+            ),
+            "reasoning": JSONSchema(type="string", maxLength=300),
+        },
+        required=["grounded", "unsupported_claims", "reasoning"],
+        additionalProperties=False,
+    ),
+)
+
+_WORD_TEXT = (
+    "fare pass rider senior youth transfer zone weekday weekend card reload refund "
+    "station platform route express local bus train ferry shuttle monthly annual daily "
+    "discount eligible income resident proof identity photo application office library "
+    "online counter machine cash coin token validator tap balance expiry policy exception "
+    "holiday peak offpeak midday evening overnight airport downtown harbor valley ridge "
+    "county city district agency board notice effective date change increase reduced "
+    "program medicare medicaid veteran student disability companion escort child infant "
+    "luggage bicycle stroller accessible ramp elevator paratransit booking schedule delay"
+)
+_WORDS = _WORD_TEXT.split()
+
+_SYNTHETIC_SYSTEM = (
+    "You are a careful grader. You receive retrieved passages, a rider question and an "
+    "assistant answer. Decide whether every factual claim in the answer is supported by "
+    "the passages. Reply with a JSON object with keys grounded, unsupported_claims and "
+    "reasoning. "
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    model_path: Path
+    n_ctx: int
+    n_threads: int
+    n_threads_batch: int
+
+    def llama_args(self) -> dict[str, Any]:
+        return {
+            "n_ctx": self.n_ctx,
+            "n_threads": self.n_threads,
+            "n_threads_batch": self.n_threads_batch,
+        }
+
+
+@dataclass
+class Sample:
+    latency_s: float
+    prompt_tokens: int
+    completion_tokens: int
+    perf: dict[str, float] | None
+    text: str
+
+
+def synthetic_users(n: int, seed: int = 0) -> list[str]:
+    """N user messages of ~250 tokens whose token sequences diverge from the first word."""
+    messages = []
+    for i in range(n):
+        rng = random.Random(seed * 100_003 + i)
+        words = [rng.choice(_WORDS) for _ in range(185)]
+        messages.append(f"Case {rng.randrange(10**6):06d}: " + " ".join(words))
+    return messages
+
+
+def synthetic_system(seed: int = 0) -> str:
+    """A ~480-token instruction for when no system file is available."""
+    rng = random.Random(seed)
+    rules = [
+        f"Rule {i + 1}: " + " ".join(rng.choice(_WORDS) for _ in range(28)) + "." for i in range(14)
+    ]
+    return _SYNTHETIC_SYSTEM + "\n".join(rules)
+
+
+def read_users(path: Path) -> list[str]:
+    """JSONL, one user message a line: a JSON string, or an object with "content"/"user"."""
+    users = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if isinstance(record, str):
+            users.append(record)
+        elif isinstance(record, dict) and isinstance(
+            record.get("content", record.get("user")), str
+        ):
+            users.append(cast(str, record.get("content", record.get("user"))))
+        else:
+            raise SystemExit(f"{path}:{n}: expected a JSON string or an object with 'content'")
+    return users
+
+
+def load_prompts(args: argparse.Namespace) -> tuple[str, list[str], str]:
+    system_path = Path(args.system_file)
+    if system_path.is_file():
+        # Same as the eval's loader: the editor's final newline is not part of the prompt.
+        system = system_path.read_text(encoding="utf-8").removesuffix("\n")
+        system_label = str(system_path)
+    elif args.system_file != str(DEFAULT_SYSTEM_FILE):
+        raise SystemExit(f"--system-file {system_path}: no such file")
+    else:
+        system, system_label = synthetic_system(args.seed), "synthetic"
+    if args.synthetic:
+        users, user_label = synthetic_users(args.synthetic, args.seed), "synthetic"
+    else:
+        user_path = Path(args.user_file)
+        if not user_path.is_file():
+            raise SystemExit(
+                f"--user-file {user_path}: no such file (pass --synthetic N to generate cases)"
+            )
+        users, user_label = read_users(user_path), str(user_path)
+    if args.limit:
+        users = users[: args.limit]
+    return system, users, f"system={system_label} users={user_label}"
+
+
+def conversation(system: str, user: str) -> list[ChatMessage]:
+    return [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+
+
+def new_llama(settings: Settings) -> Llama:
+    from llama_cpp import Llama
+
+    return Llama(model_path=str(settings.model_path), verbose=False, **settings.llama_args())
+
+
+def warm_up(llm: Llama) -> None:
+    # The first large decode after loading pays for page faults and compute-buffer setup
+    # (seen: 8.7 s vs 0.6 s for the same prompt), so warm up with a prompt of similar
+    # size. It shares nothing with the samples beyond the chat template's first tokens,
+    # so it does not prime the KV cache with the instructions.
+    filler = " ".join(random.Random(-1).choice(_WORDS) for _ in range(450))
+    llm.create_chat_completion(
+        messages=[{"role": "user", "content": f"Warm-up. {filler}"}], max_tokens=8
+    )
+
+
+def raw_call(llm: Llama, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Sample:
+    reset_perf(llm)
+    start = time.perf_counter()
+    response = cast(
+        "dict[str, Any]",
+        llm.create_chat_completion(
+            messages=messages,  # type: ignore[arg-type]
+            stream=False,
+            # Same request as the provider sends (schema -> strict-string grammar), so
+            # b/a compares the call paths and not two different grammars.
+            **llama_call_kwargs(kwargs),
+        ),
+    )
+    latency = time.perf_counter() - start
+    usage = response["usage"]
+    return Sample(
+        latency_s=latency,
+        prompt_tokens=int(usage["prompt_tokens"]),
+        completion_tokens=int(usage["completion_tokens"]),
+        perf=perf_counters(llm),
+        text=str(response["choices"][0]["message"]["content"] or ""),
+    )
+
+
+def run_generation(
+    settings: Settings, prompts: Sequence[list[ChatMessage]], config: GenerateConfig
+) -> tuple[list[Sample], list[Sample]]:
+    """(a) raw calls and (b) provider calls, each on its own Llama, alternating per sample.
+
+    Interleaving makes both paths see the same background load, so b/a measures the
+    provider and not whatever else the machine was doing at the time.
+    """
+    llm = new_llama(settings)
+    api = GGUFModelAPI("bench", model_path=str(settings.model_path), **settings.llama_args())
+    kwargs = generate_kwargs(config)
+
+    async def provider_call(prompt: list[ChatMessage]) -> Sample:
+        start = time.perf_counter()
+        output = (await api.generate(prompt, [], "auto", config))[0]
+        latency = time.perf_counter() - start
+        assert isinstance(output, ModelOutput)
+        usage = output.usage
+        return Sample(
+            latency_s=latency,
+            prompt_tokens=usage.input_tokens if usage else 0,
+            completion_tokens=usage.output_tokens if usage else 0,
+            perf=(output.metadata or {}).get("llama_cpp_perf"),
+            text=output.completion,
+        )
+
+    async def run() -> tuple[list[Sample], list[Sample]]:
+        raw: list[Sample] = []
+        prov: list[Sample] = []
+        for i, prompt in enumerate(prompts):
+            # Blocking the loop for the raw call is fine: nothing else runs on it.
+            if i % 2 == 0:
+                raw.append(raw_call(llm, messages_to_dicts(prompt), kwargs))
+                prov.append(await provider_call(prompt))
+            else:
+                prov.append(await provider_call(prompt))
+                raw.append(raw_call(llm, messages_to_dicts(prompt), kwargs))
+        return raw, prov
+
+    try:
+        warm_up(llm)
+        warm_up(api.llm)
+        return asyncio.run(run())
+    finally:
+        llm.close()
+        api.close()
+
+
+def run_prefix(
+    settings: Settings, prompts: Sequence[list[ChatMessage]]
+) -> tuple[list[Sample], list[Sample]]:
+    """Prompt processing only (max_tokens=1) on two Llamas, alternating per sample: one
+    keeps its KV cache between calls, the other is reset() before each call."""
+    keep, fresh = new_llama(settings), new_llama(settings)
+    kwargs = {"max_tokens": 1, "temperature": 0.0}
+    reused: list[Sample] = []
+    reset: list[Sample] = []
+    try:
+        warm_up(keep)
+        warm_up(fresh)
+        for i, prompt in enumerate(prompts):
+            messages = messages_to_dicts(prompt)
+            for which in ("keep", "reset") if i % 2 == 0 else ("reset", "keep"):
+                if which == "keep":
+                    reused.append(raw_call(keep, messages, kwargs))
+                else:
+                    fresh.reset()  # type: ignore[no-untyped-call]
+                    reset.append(raw_call(fresh, messages, kwargs))
+        return reused, reset
+    finally:
+        keep.close()
+        fresh.close()
+
+
+def pp_ms(sample: Sample) -> float:
+    """Prompt-processing time; falls back to wall time of a max_tokens=1 call."""
+    if sample.perf is None:
+        return sample.latency_s * 1000
+    # A one-token remainder (an exact cache hit replays its last token) is a single-token
+    # batch, which llama.cpp counts as eval, not prompt eval; in a max_tokens=1 call there
+    # is no other eval to count, so the sum is the prompt's processing time.
+    return sample.perf["prompt_eval_ms"] + sample.perf["eval_ms"]
+
+
+def tokens_per_s(sample: Sample) -> float:
+    return sample.completion_tokens / sample.latency_s if sample.latency_s else 0.0
+
+
+def decode_tps(sample: Sample) -> float | None:
+    if not sample.perf or not sample.perf["eval_ms"]:
+        return None
+    return sample.perf["eval_tokens"] / (sample.perf["eval_ms"] / 1000)
+
+
+def valid_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def print_generation(title: str, samples: list[Sample]) -> None:
+    print(f"\n{title}")
+    print(
+        f"{'#':>3} {'prompt':>7} {'pp_tok':>7} {'pp_ms':>8} {'gen':>5} {'gen_ms':>8} "
+        f"{'latency_s':>9} {'tok/s':>6} {'dec_tok/s':>9} json"
+    )
+    for i, s in enumerate(samples, start=1):
+        perf = s.perf or {}
+        dec = decode_tps(s)
+        print(
+            f"{i:>3} {s.prompt_tokens:>7} {int(perf.get('prompt_eval_tokens', -1)):>7} "
+            f"{perf.get('prompt_eval_ms', float('nan')):>8.1f} {s.completion_tokens:>5} "
+            f"{perf.get('eval_ms', float('nan')):>8.1f} {s.latency_s:>9.3f} "
+            f"{tokens_per_s(s):>6.1f} {dec if dec is not None else float('nan'):>9.1f} "
+            f"{'ok' if valid_json(s.text) else 'INVALID'}"
+        )
+    lat = [s.latency_s for s in samples]
+    print(
+        f"    mean latency {statistics.mean(lat):.3f} s, median {statistics.median(lat):.3f} s, "
+        f"mean tok/s {statistics.mean(tokens_per_s(s) for s in samples):.1f}, "
+        f"valid JSON {sum(valid_json(s.text) for s in samples)}/{len(samples)}"
+    )
+
+
+def print_prefix(reused: list[Sample], reset: list[Sample]) -> None:
+    print("\n(c) prompt processing per sample, max_tokens=1: KV prefix reuse vs reset()")
+    print(
+        f"{'#':>3} {'prompt':>7} {'reuse_tok':>9} {'reuse_ms':>9} {'reset_tok':>9} {'reset_ms':>9}"
+    )
+    for i, (a, b) in enumerate(zip(reused, reset, strict=True), start=1):
+        print(
+            f"{i:>3} {a.prompt_tokens:>7} {int((a.perf or {}).get('prompt_eval_tokens', -1)):>9} "
+            f"{pp_ms(a):>9.1f} {int((b.perf or {}).get('prompt_eval_tokens', -1)):>9} "
+            f"{pp_ms(b):>9.1f}"
+        )
+    # Sample 1 has nothing to reuse (the warm-up prompt shares only the template
+    # header), so the steady-state figure leaves it out.
+    for label, lo in (("all samples", 0), ("samples 2..N", 1)):
+        if len(reused) <= lo:
+            continue
+        with_reuse = statistics.mean(pp_ms(s) for s in reused[lo:])
+        without = statistics.mean(pp_ms(s) for s in reset[lo:])
+        cut = 100 * (1 - with_reuse / without) if without else float("nan")
+        print(
+            f"    {label}: {with_reuse:.1f} ms with reuse vs {without:.1f} ms with reset "
+            f"-> {cut:.1f}% cut"
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--model", default="smollm2-135m", help="known model name")
+    parser.add_argument("--model-path", default=None, help="any GGUF file (overrides --model)")
+    parser.add_argument("--system-file", default=str(DEFAULT_SYSTEM_FILE))
+    parser.add_argument(
+        "--user-file", default=str(DEFAULT_USER_FILE), help="JSONL of user messages"
+    )
+    parser.add_argument("--synthetic", type=int, default=0, metavar="N")
+    parser.add_argument("--limit", type=int, default=0, help="use the first N user messages")
+    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--no-schema", action="store_true", help="unconstrained decoding")
+    parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
+    threads, threads_batch = default_threads()
+    parser.add_argument("--n-threads", type=int, default=threads, help="decode threads")
+    parser.add_argument(
+        "--n-threads-batch", type=int, default=threads_batch, help="prompt-processing threads"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--skip", default="", help="comma list of sections to skip: generate,prefix"
+    )
+    args = parser.parse_args(argv)
+
+    model_path = resolve_model_path(args.model, args.model_path)
+    settings = Settings(model_path, args.n_ctx, args.n_threads, args.n_threads_batch)
+    system, users, source = load_prompts(args)
+    prompts = [conversation(system, u) for u in users]
+    config = GenerateConfig(
+        max_tokens=args.max_tokens,
+        temperature=0.0,
+        seed=args.seed,
+        response_schema=None if args.no_schema else VERDICT_SCHEMA,
+    )
+    skip = set(filter(None, args.skip.split(",")))
+    print(
+        f"model={model_path.name} n_ctx={args.n_ctx} n_threads={args.n_threads} "
+        f"n_threads_batch={args.n_threads_batch} "
+        f"samples={len(prompts)} max_tokens={args.max_tokens} "
+        f"schema={'off' if args.no_schema else 'verdict'} {source}"
+    )
+
+    if "generate" not in skip:
+        raw, prov = run_generation(settings, prompts, config)
+        print_generation("(a) raw Llama.create_chat_completion, consecutive calls", raw)
+        print_generation("(b) GGUFModelAPI.generate in one asyncio loop", prov)
+        ratio = statistics.mean(s.latency_s for s in prov) / statistics.mean(
+            s.latency_s for s in raw
+        )
+        # The median ratio of per-sample pairs shrugs off a sample that another process
+        # happened to slow down on one side only.
+        paired = statistics.median(
+            b.latency_s / a.latency_s for a, b in zip(raw, prov, strict=True)
+        )
+        same = sum(a.text == b.text for a, b in zip(raw, prov, strict=True))
+        print(
+            f"    ratio b/a of mean latency: {ratio:.3f}, median of per-sample b/a: "
+            f"{paired:.3f} (identical replies {same}/{len(raw)})"
+        )
+    if "prefix" not in skip:
+        reused, reset = run_prefix(settings, prompts)
+        print_prefix(reused, reset)
+    # Other processes on a small box slow llama.cpp a lot (its threads spin-wait); the
+    # load average tells a reader whether the figures above were taken on a quiet machine.
+    print("\nload average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+if __name__ == "__main__":
+    main()

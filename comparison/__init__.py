@@ -1,0 +1,1 @@
+"""Compare judge_groundedness runs across prompt versions, judge models and epochs."""

@@ -1,0 +1,28 @@
+"""The report as Markdown: for the terminal and for a pull request."""
+
+from comparison.sections import Section, Table
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(table: Table) -> list[str]:
+    lines = [f"_{table.caption}_", ""] if table.caption else []
+    lines.append("| " + " | ".join(_cell(c) for c in table.columns) + " |")
+    lines.append("|" + "---|" * len(table.columns))
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
+    return [*lines, ""]
+
+
+def render(sections: list[Section]) -> str:
+    lines: list[str] = []
+    for depth, section in enumerate(sections):
+        lines += [f"{'#' if depth == 0 else '##'} {section.title}", ""]
+        for paragraph in section.lines:
+            lines += [paragraph, ""]
+        if section.bullets:
+            lines += [f"- {b}" for b in section.bullets] + [""]
+        for table in section.tables:
+            lines += _table(table)
+    return "\n".join(lines).rstrip() + "\n"

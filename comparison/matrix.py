@@ -1,0 +1,156 @@
+"""judge-matrix: every prompt version, every judge model, every epoch, as one Inspect eval set.
+
+    judge-matrix --model openai/gpt-4o-mini,anthropic/claude-3-5-haiku-latest --epochs 3
+
+Run again with the same options, it reuses the runs that finished and redoes the rest.
+When the cases change, give a new --log-dir: an eval set knows its tasks by their
+options, not by the contents of the case files.
+"""
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+from inspect_ai import Task, eval_set
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import Model, get_model
+from inspect_ai.util import DisplayType
+from rich.text import Text
+
+from evals.judge_groundedness import judge_groundedness
+from evals.prompt_versions import version_names
+
+DEFAULT_LOG_DIR = "logs/matrix"
+EXIT_OK, EXIT_RUNS_FAILED, EXIT_INPUT = 0, 1, 2
+
+
+def matrix_tasks(versions: Sequence[str], task_args: dict[str, Any]) -> list[Task]:
+    """One task per prompt version; the options in `task_args` go to every one."""
+    return [judge_groundedness(prompt_version=v, **task_args) for v in versions]
+
+
+def run_matrix(
+    models: Sequence[Model],
+    epochs: int = 1,
+    log_dir: str = DEFAULT_LOG_DIR,
+    versions: Sequence[str] | None = None,
+    task_args: dict[str, Any] | None = None,
+    limit: int | None = None,
+    max_connections: int | None = None,
+    display: DisplayType | None = None,
+) -> bool:
+    """Run (or finish) the matrix into `log_dir`; True when every run succeeded."""
+    success, _ = eval_set(
+        tasks=matrix_tasks(versions or version_names(), task_args or {}),
+        model=list(models),
+        log_dir=log_dir,
+        epochs=epochs,
+        limit=limit,
+        max_connections=max_connections,
+        display=display,
+    )
+    return success
+
+
+def _model(name: str) -> Model:
+    """The judge model, resolved before any run starts, so a bad name stops nothing midway."""
+    try:
+        return get_model(name)
+    except ValueError as err:
+        # Inspect says a provider is unknown with a ValueError (and a traceback).
+        raise PrerequisiteError(f"--model {name}: {err}") from err
+
+
+def _task_arg(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not key=value")
+    if key == "prompt_version":
+        raise argparse.ArgumentTypeError("prompt_version is what the matrix varies; use --versions")
+    # Read values as `inspect eval -T` does, so `constrained=true` is a boolean here too.
+    return key, yaml.safe_load(value)
+
+
+def _names(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one name")
+    return names
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judge-matrix",
+        description="Run every judge_groundedness prompt version with every judge model "
+        "as one Inspect eval set; compare the logs with judge-compare.",
+    )
+    parser.add_argument(
+        "--model",
+        type=_names,
+        required=True,
+        help="judge models, comma separated (e.g. openai/gpt-4o-mini,...)",
+    )
+    parser.add_argument("--epochs", type=int, default=1, help="epochs per case (default 1)")
+    parser.add_argument(
+        "--log-dir",
+        default=DEFAULT_LOG_DIR,
+        help=f"eval set log folder (default {DEFAULT_LOG_DIR})",
+    )
+    parser.add_argument(
+        "--versions",
+        type=_names,
+        help="prompt versions, comma separated (default: all in the manifest)",
+    )
+    parser.add_argument("--limit", type=int, help="run only the first N cases")
+    parser.add_argument(
+        "--max-connections", type=int, help="concurrent connections per model provider"
+    )
+    parser.add_argument(
+        "-T",
+        dest="task_args",
+        type=_task_arg,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="task option, e.g. -T dataset=cases.jsonl",
+    )
+    return parser
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.epochs < 1:
+        print("judge-matrix: error: --epochs must be at least 1", file=sys.stderr)
+        return EXIT_INPUT
+    known = version_names()
+    unknown = [v for v in args.versions or [] if v not in known]
+    if unknown:
+        print(
+            f"judge-matrix: error: --versions {','.join(unknown)}: not in the manifest; "
+            f"valid versions: {', '.join(known)}",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
+    try:
+        models = [_model(name) for name in args.model]
+        success = run_matrix(
+            models=models,
+            epochs=args.epochs,
+            log_dir=args.log_dir,
+            versions=args.versions,
+            task_args=dict(args.task_args),
+            limit=args.limit,
+            max_connections=args.max_connections,
+        )
+    except PrerequisiteError as err:
+        # Inspect words these messages in rich markup for its own console.
+        print(f"judge-matrix: error: {Text.from_markup(str(err)).plain}", file=sys.stderr)
+        return EXIT_INPUT
+    print(f"logs: {args.log_dir}\ncompare: judge-compare {args.log_dir}", file=sys.stderr)
+    return EXIT_OK if success else EXIT_RUNS_FAILED
+
+
+def main() -> None:
+    sys.exit(run())

@@ -1,0 +1,305 @@
+"""The report's words and tables, once, for both the Markdown and the HTML renderer."""
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from comparison.gate import GateResult
+from comparison.stats import Interval
+from comparison.tables import PinnedCheck, Report, Transition
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: list[str]
+    rows: list[list[str]]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    key: str
+    """Names the section's plot, if it has one."""
+    lines: list[str] = field(default_factory=list)
+    bullets: list[str] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+
+
+def number(x: float, signed: bool = False) -> str:
+    if math.isnan(x):
+        return "n/a"
+    # Adding 0.0 turns the -0.0 that rounding a tiny negative gives into 0.0.
+    shown = round(x, 2) + 0.0
+    return f"{shown:+.2f}" if signed else f"{shown:.2f}"
+
+
+def interval(i: Interval, signed: bool = False) -> str:
+    if math.isnan(i.estimate):
+        return "n/a"
+    if math.isnan(i.low):
+        return f"{number(i.estimate, signed)} [n/a]"
+    return f"{number(i.estimate, signed)} [{number(i.low, signed)}, {number(i.high, signed)}]"
+
+
+def _header(report: Report) -> Section:
+    runs = report.runs
+    cases = runs.samples["case"].nunique()
+    epochs = sorted({int(e) for e in runs.logs["epochs"].fillna(1)})
+    return Section(
+        title="Judge comparison: judge_groundedness",
+        key="header",
+        bullets=[
+            f"Versions: {' → '.join(runs.versions)}",
+            f"Judge models: {', '.join(runs.models)}",
+            f"Cases: {cases}; epochs per run: {', '.join(str(e) for e in epochs)}",
+            "Logs: " + ", ".join(sorted({Path(str(p)).name for p in runs.logs["log"]})),
+        ],
+    )
+
+
+def _gate(gate: GateResult) -> Section:
+    status = "PASSED" if gate.passed else "FAILED"
+    bullets = [f"FAIL: {v.reason}" for v in gate.violations]
+    bullets += [f"allowed: {v.reason}" for v in gate.allowed]
+    bullets += [f"judge failures: {line}" for line in gate.failures]
+    bullets += [f"allowed, but nothing to allow: {case}" for case in gate.unused_allows]
+    return Section(
+        title=f"Gate: {status}",
+        key="gate",
+        lines=[
+            "The gate fails when a pinned case is wrong on the version that fixed it or on "
+            "the newest version, or when the newest version breaks a case the version before "
+            "it got right with the same judge model."
+        ],
+        bullets=bullets or ["nothing to report"],
+    )
+
+
+def _summary(report: Report) -> Section:
+    several = report.max_epochs > 1
+    rows = [
+        [
+            s.version,
+            s.model,
+            f"{s.cases}, {s.case_epochs // s.cases} epochs each" if several else str(s.cases),
+            f"{s.failures} (rate {interval(s.failure_rate)})",
+            interval(s.accuracy),
+            interval(s.balanced_accuracy),
+            interval(s.precision),
+            interval(s.recall),
+            interval(s.f1),
+            interval(s.kappa),
+            interval(s.claim_precision),
+            interval(s.claim_recall),
+        ]
+        for s in report.summaries
+    ]
+    columns = ["Version", "Model", "Cases", "Judge failures", "Accuracy", "Balanced acc."]
+    columns += ["Precision", "Recall", "F1", "Kappa", "Claim precision", "Claim recall"]
+    return Section(
+        title="By version and model",
+        key="summary",
+        lines=[
+            "Each figure with its 95 % interval. Accuracy counts a judge failure as wrong; "
+            "the confusion-table figures (balanced accuracy, precision, recall and F1 for "
+            "'ungrounded', kappa) are over the cases the judge answered."
+        ],
+        tables=[Table(columns, rows)],
+    )
+
+
+def _transition_line(t: Transition) -> str:
+    return (
+        f"{t.before} → {t.after} with {t.model}: {len(t.fixed)} fixed, {len(t.broken)} "
+        f"broken of {t.shared} cases; exact McNemar p = {t.p_value:.3g}; accuracy change "
+        f"{interval(t.accuracy_change, signed=True)}"
+    )
+
+
+def _flips(report: Report) -> Section:
+    tables = []
+    for t in report.transitions:
+        rows = [
+            [f.case, f.category, change, f.before, f.after]
+            for change, flips in (("fixed", t.fixed), ("broken", t.broken))
+            for f in flips
+        ]
+        tables.append(
+            Table(
+                ["Case", "Category", "Change", f"{t.before} verdict", f"{t.after} verdict"],
+                rows or [["—", "—", "no case changed", "—", "—"]],
+                caption=_transition_line(t),
+            )
+        )
+    return Section(
+        title="Fixed and broken cases",
+        key="flips",
+        lines=[
+            "Between consecutive versions with the same judge model: fixed is wrong → right, "
+            "broken is right → wrong. A case is right when the judge agreed with gold in more "
+            "than half its epochs."
+        ],
+        tables=tables,
+        bullets=[] if tables else ["only one version per model: nothing to compare"],
+    )
+
+
+def _pinned_cell(check: PinnedCheck | None) -> str:
+    if check is None:
+        return "—"
+    if check.holds:
+        return "holds"
+    what = "not in log" if check.right is None else f"judge: {check.verdict}"
+    return f"FAILS ({what})" if check.gating else f"wrong ({what}; not gated)"
+
+
+def _pinned(report: Report) -> Section:
+    versions = report.runs.versions
+    manifest_order = list(report.runs.pinned)
+    keys = sorted(
+        {(c.case, c.fixed_by, c.model) for c in report.pinned},
+        key=lambda k: (manifest_order.index(k[1]), k[0], k[2]),
+    )
+    by_key = {(c.case, c.fixed_by, c.model, c.version): c for c in report.pinned}
+    rows = []
+    for case, fixed_by, model in keys:
+        checks = [by_key.get((case, fixed_by, model, v)) for v in versions]
+        gated = [c for c in checks if c is not None and c.gating]
+        status = "holds" if all(c.holds for c in gated) else "FAILS"
+        rows.append([case, fixed_by, model, status] + [_pinned_cell(c) for c in checks])
+    return Section(
+        title="Pinned cases",
+        key="pinned",
+        lines=[
+            "Each version's motivating cases in the prompt manifest must be right from that "
+            "version onward; the gate checks the fixing version and the newest one."
+        ],
+        tables=[Table(["Case", "Fixed by", "Model", "Status", *versions], rows)] if rows else [],
+        bullets=[] if rows else ["no version in these logs names a motivating case"],
+    )
+
+
+def _categories(report: Report) -> Section:
+    versions = report.runs.versions
+    tables = []
+    for model in report.runs.models:
+        cells = {(c.category, c.version): c for c in report.categories if c.model == model}
+        categories = sorted({category for category, _ in cells})
+        rows = [
+            [
+                category,
+                str(max(c.cases for (k, _), c in cells.items() if k == category)),
+                *[
+                    interval(cells[(category, v)].accuracy) if (category, v) in cells else "—"
+                    for v in versions
+                ],
+            ]
+            for category in categories
+        ]
+        tables.append(Table(["Category", "Cases", *versions], rows, caption=f"Judge: {model}"))
+    return Section(
+        title="Accuracy by category",
+        key="categories",
+        lines=["Where a change of prompt landed: accuracy per case category and version."],
+        tables=tables,
+    )
+
+
+def _confusion(report: Report) -> Section:
+    rows = [
+        [
+            c.version,
+            c.model,
+            str(c.tp),
+            str(c.fn),
+            str(c.fp),
+            str(c.tn),
+            str(c.failed_ungrounded),
+            str(c.failed_grounded),
+        ]
+        for c in report.confusions
+    ]
+    columns = ["Version", "Model", "TP", "FN", "FP", "TN"]
+    columns += ["Failures, gold ungrounded", "Failures, gold grounded"]
+    return Section(
+        title="Confusion matrices",
+        key="confusion",
+        lines=[
+            "Counts over case-epochs, 'ungrounded' as the positive class: TP = both say "
+            "ungrounded, FN = the judge missed an ungrounded answer, FP = the judge flagged a "
+            "grounded answer, TN = both say grounded. Judge failures are counted apart."
+        ],
+        tables=[Table(columns, rows)],
+    )
+
+
+def _verdict_counts(verdicts: dict[str, int]) -> str:
+    return ", ".join(f"{kind}: {n}" for kind, n in sorted(verdicts.items()))
+
+
+def _stability(report: Report) -> Section:
+    summary = Table(
+        ["Version", "Model", "Cases", "Unstable cases", "Consistency"],
+        [
+            [
+                s.version,
+                s.model,
+                str(s.cases),
+                f"{round(s.unstable.estimate * s.cases)} (share {interval(s.unstable)})",
+                interval(s.consistency),
+            ]
+            for s in report.stability
+        ],
+    )
+    unstable = Table(
+        ["Version", "Model", "Case", "Category", "Verdicts over epochs"],
+        [
+            [c.version, c.model, c.case, c.category, _verdict_counts(c.verdicts)]
+            for c in report.unstable_cases
+        ]
+        or [["—", "—", "—", "—", "every case gave one verdict in all its epochs"]],
+        caption="Cases whose verdict changed between epochs",
+    )
+    return Section(
+        title="Stability across epochs",
+        key="stability",
+        lines=[
+            "A case is unstable when its verdict (grounded, ungrounded or judge failure) "
+            "differs between epochs. Consistency is the mean share of a case's epochs that "
+            "give its most common verdict."
+        ],
+        tables=[summary, unstable],
+    )
+
+
+def _notes(report: Report) -> Section:
+    return Section(
+        title="Notes",
+        key="notes",
+        bullets=[
+            "Intervals are 95 %: Wilson score for accuracy, judge-failure rate, precision, "
+            "recall and the unstable share; percentile bootstrap over cases "
+            f"({report.resamples} resamples, seed {report.seed}) for balanced accuracy, F1, "
+            "kappa, claim precision and recall, accuracy change and consistency.",
+            "Over several epochs a case contributes the share of its epochs to each count, "
+            "and intervals treat the case, not the epoch, as the unit.",
+            *report.runs.notes,
+        ],
+    )
+
+
+def sections(report: Report, gate: GateResult) -> list[Section]:
+    found = [
+        _header(report),
+        _gate(gate),
+        _summary(report),
+        _flips(report),
+        _pinned(report),
+        _categories(report),
+        _confusion(report),
+    ]
+    if report.max_epochs > 1:
+        found.append(_stability(report))
+    found.append(_notes(report))
+    return found

@@ -1,0 +1,395 @@
+"""The figures of the comparison report, computed from the tidy per-epoch frame.
+
+A case is the unit throughout: its epochs are averaged into shares before any figure or
+interval, so three epochs of one case never pass for three independent cases. A case
+is "right" for a run when the judge agreed with gold in more than half its epochs; a
+judge failure is never agreement, so it counts against the version that produced it.
+"""
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from comparison.load import Runs
+from comparison.stats import Interval, Statistic, bootstrap, mcnemar_exact, wilson
+from scorers.stats import Confusion
+
+# Columns of the per-case totals array the bootstrap statistics read.
+_TP, _FN, _FP, _TN, _MATCHED, _JUDGE, _GOLD = range(7)
+_TOTALS = ["tp", "fn", "fp", "tn", "claims_matched", "claims_judge", "claims_gold"]
+
+
+def _confusion(t: NDArray[np.float64]) -> Confusion:
+    return Confusion(tp=t[_TP], fn=t[_FN], fp=t[_FP], tn=t[_TN])
+
+
+def _balanced_accuracy(t: NDArray[np.float64]) -> float:
+    return _confusion(t).balanced_accuracy
+
+
+def _f1(t: NDArray[np.float64]) -> float:
+    return _confusion(t).f1
+
+
+def _kappa(t: NDArray[np.float64]) -> float:
+    return _confusion(t).kappa
+
+
+def _ratio(num: int, den: int) -> Statistic:
+    def statistic(t: NDArray[np.float64]) -> float:
+        return float(t[num] / t[den]) if t[den] > 0 else float("nan")
+
+    return statistic
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    version: str
+    model: str
+    cases: int
+    case_epochs: int
+    failures: int
+    """Judge failures, counted over case-epochs."""
+    failure_rate: Interval
+    accuracy: Interval
+    balanced_accuracy: Interval
+    precision: Interval
+    recall: Interval
+    f1: Interval
+    kappa: Interval
+    claim_precision: Interval
+    claim_recall: Interval
+
+
+@dataclass(frozen=True)
+class CategoryAccuracy:
+    version: str
+    model: str
+    category: str
+    cases: int
+    accuracy: Interval
+
+
+@dataclass(frozen=True)
+class ConfusionCounts:
+    """Counts over case-epochs; judge failures kept apart, by gold class."""
+
+    version: str
+    model: str
+    tp: int
+    fn: int
+    fp: int
+    tn: int
+    failed_ungrounded: int
+    failed_grounded: int
+
+
+@dataclass(frozen=True)
+class Flip:
+    case: str
+    category: str
+    before: str
+    """The judge's verdict (most common over epochs) on the earlier version."""
+    after: str
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Case flips between consecutive versions on one model."""
+
+    model: str
+    before: str
+    after: str
+    shared: int
+    """Cases both versions ran."""
+    fixed: list[Flip]
+    broken: list[Flip]
+    p_value: float
+    """Exact McNemar test on the fixed and broken counts."""
+    accuracy_change: Interval
+    """Accuracy after minus before, over the shared cases (paired bootstrap)."""
+
+
+@dataclass(frozen=True)
+class PinnedCheck:
+    case: str
+    fixed_by: str
+    model: str
+    version: str
+    right: bool | None
+    """None when the version's log does not hold the case."""
+    verdict: str | None
+    gating: bool
+    """Whether the gate requires it: on the version that fixed it, and on the newest."""
+
+    @property
+    def holds(self) -> bool:
+        return self.right is True
+
+
+@dataclass(frozen=True)
+class CaseStability:
+    version: str
+    model: str
+    case: str
+    category: str
+    epochs: int
+    verdicts: dict[str, int]
+    """Verdict kind ("grounded", "ungrounded", "judge failure") → epochs."""
+
+    @property
+    def consistency(self) -> float:
+        """Share of epochs giving the case's most common verdict."""
+        return max(self.verdicts.values()) / self.epochs
+
+
+@dataclass(frozen=True)
+class StabilitySummary:
+    version: str
+    model: str
+    cases: int
+    unstable: Interval
+    """Share of cases whose verdict differs between epochs."""
+    consistency: Interval
+    """Mean over cases of the share of epochs giving the case's most common verdict."""
+
+
+@dataclass(frozen=True)
+class Report:
+    runs: Runs
+    summaries: list[RunSummary]
+    categories: list[CategoryAccuracy]
+    confusions: list[ConfusionCounts]
+    transitions: list[Transition]
+    pinned: list[PinnedCheck]
+    stability: list[StabilitySummary]
+    unstable_cases: list[CaseStability]
+    max_epochs: int
+    resamples: int
+    seed: int
+
+
+def _verdict_kind(failure: float, judge_ungrounded: float) -> str:
+    if failure:
+        return "judge failure"
+    return "ungrounded" if judge_ungrounded else "grounded"
+
+
+def _modal(values: pd.Series) -> str:
+    return str(Counter(values).most_common(1)[0][0])
+
+
+def per_case(samples: pd.DataFrame) -> pd.DataFrame:
+    """One row per version, model and case: epoch shares, totals and the modal verdict."""
+    answered = 1 - samples["failure"]
+    gold = samples["gold_ungrounded"]
+    judged = samples["judge_ungrounded"].fillna(0)
+    rows = samples.assign(
+        tp=answered * gold * judged,
+        fn=answered * gold * (1 - judged),
+        fp=answered * (1 - gold) * judged,
+        tn=answered * (1 - gold) * (1 - judged),
+        kind=[
+            _verdict_kind(f, j)
+            for f, j in zip(samples["failure"], samples["judge_ungrounded"], strict=True)
+        ],
+    )
+    grouped = rows.groupby(["version", "model", "case"], sort=False)
+    cases = grouped[["agree", "failure", "gold_ungrounded", *_TOTALS]].mean()
+    cases["category"] = grouped["category"].first()
+    cases["epochs"] = grouped.size()
+    cases["failed_epochs"] = grouped["failure"].sum()
+    cases["verdict"] = grouped["verdict"].agg(_modal)
+    cases["kinds"] = grouped["kind"].agg(lambda k: dict(Counter(k)))
+    cases["right"] = cases["agree"] > 0.5
+    return cases.reset_index()
+
+
+def _summary(version: str, model: str, group: pd.DataFrame, n_boot: int, seed: int) -> RunSummary:
+    n = len(group)
+    totals = group[_TOTALS].to_numpy(dtype=float)
+    t = totals.sum(axis=0)
+
+    def boot(statistic: Statistic) -> Interval:
+        return bootstrap(totals, statistic, n_boot, seed)
+
+    return RunSummary(
+        version=version,
+        model=model,
+        cases=n,
+        case_epochs=int(group["epochs"].sum()),
+        failures=int(group["failed_epochs"].sum()),
+        failure_rate=wilson(group["failure"].sum(), n),
+        accuracy=wilson(group["agree"].sum(), n),
+        balanced_accuracy=boot(_balanced_accuracy),
+        precision=wilson(t[_TP], t[_TP] + t[_FP]),
+        recall=wilson(t[_TP], t[_TP] + t[_FN]),
+        f1=boot(_f1),
+        kappa=boot(_kappa),
+        claim_precision=boot(_ratio(_MATCHED, _JUDGE)),
+        claim_recall=boot(_ratio(_MATCHED, _GOLD)),
+    )
+
+
+def _confusion_counts(version: str, model: str, rows: pd.DataFrame) -> ConfusionCounts:
+    failed = rows["failure"] > 0
+    gold = rows["gold_ungrounded"] > 0
+    judged = rows["judge_ungrounded"] > 0
+    return ConfusionCounts(
+        version=version,
+        model=model,
+        tp=int((~failed & gold & judged).sum()),
+        fn=int((~failed & gold & ~judged).sum()),
+        fp=int((~failed & ~gold & judged).sum()),
+        tn=int((~failed & ~gold & ~judged).sum()),
+        failed_ungrounded=int((failed & gold).sum()),
+        failed_grounded=int((failed & ~gold).sum()),
+    )
+
+
+def _transition(
+    model: str, before: str, after: str, cases: pd.DataFrame, n_boot: int, seed: int
+) -> Transition:
+    def run(version: str) -> pd.DataFrame:
+        rows = cases[(cases["version"] == version) & (cases["model"] == model)]
+        return rows.set_index("case")[["category", "agree", "right", "verdict"]]
+
+    pair = (
+        run(before)
+        .merge(run(after), left_index=True, right_index=True, suffixes=("_a", "_b"))
+        .sort_index()
+    )
+
+    def flips(mask: pd.Series) -> list[Flip]:
+        return [
+            Flip(
+                case=str(case),
+                category=str(row.category_b),
+                before=str(row.verdict_a),
+                after=str(row.verdict_b),
+            )
+            for case, row in pair[mask].iterrows()
+        ]
+
+    fixed = flips(pair["right_b"] & ~pair["right_a"])
+    broken = flips(pair["right_a"] & ~pair["right_b"])
+    gain = pair["agree_b"].to_numpy(float) - pair["agree_a"].to_numpy(float)
+    return Transition(
+        model=model,
+        before=before,
+        after=after,
+        shared=len(pair),
+        fixed=fixed,
+        broken=broken,
+        p_value=mcnemar_exact(len(fixed), len(broken)),
+        accuracy_change=bootstrap(
+            np.column_stack([gain, np.ones(len(pair))]), _ratio(0, 1), n_boot, seed
+        ),
+    )
+
+
+def _pinned(runs: Runs, cases: pd.DataFrame) -> list[PinnedCheck]:
+    indexed = cases.set_index(["version", "model", "case"])
+    newest = runs.versions[-1]
+    # Manifest order; a version the manifest does not know is taken to come after them all.
+    rank = {v: i for i, v in enumerate(runs.pinned)}
+    checks = []
+    for fixed_by, pinned_cases in runs.pinned.items():
+        onward = [v for v in runs.versions if rank.get(v, len(rank)) >= rank[fixed_by]]
+        for case in pinned_cases:
+            for model in runs.models:
+                for version in onward:
+                    key = (version, model, case)
+                    found = key in indexed.index
+                    checks.append(
+                        PinnedCheck(
+                            case=case,
+                            fixed_by=fixed_by,
+                            model=model,
+                            version=version,
+                            right=bool(indexed.at[key, "right"]) if found else None,
+                            verdict=str(indexed.at[key, "verdict"]) if found else None,
+                            gating=version in (fixed_by, newest),
+                        )
+                    )
+    return checks
+
+
+def _stability(
+    cases: pd.DataFrame, n_boot: int, seed: int
+) -> tuple[list[StabilitySummary], list[CaseStability]]:
+    summaries, unstable = [], []
+    for (version, model), group in cases.groupby(["version", "model"], sort=False):
+        per_case = [
+            CaseStability(
+                version=str(version),
+                model=str(model),
+                case=str(row.case),
+                category=str(row.category),
+                epochs=int(row.epochs),
+                verdicts=dict(row.kinds),
+            )
+            for row in group.itertuples()
+        ]
+        shaky = [c for c in per_case if len(c.verdicts) > 1]
+        consistency = np.array([[c.consistency, 1.0] for c in per_case])
+        summaries.append(
+            StabilitySummary(
+                version=str(version),
+                model=str(model),
+                cases=len(per_case),
+                unstable=wilson(len(shaky), len(per_case)),
+                consistency=bootstrap(consistency, _ratio(0, 1), n_boot, seed),
+            )
+        )
+        unstable.extend(shaky)
+    return summaries, unstable
+
+
+def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
+    cases = per_case(runs.samples)
+    order = {v: i for i, v in enumerate(runs.versions)}
+    cases = cases.sort_values(
+        ["version", "model", "case"], key=lambda s: s.map(order) if s.name == "version" else s
+    ).reset_index(drop=True)
+    runs_grouped = list(cases.groupby(["version", "model"], sort=False))
+    summaries = [_summary(str(v), str(m), group, resamples, seed) for (v, m), group in runs_grouped]
+    categories = [
+        CategoryAccuracy(
+            version=str(v),
+            model=str(m),
+            category=str(c),
+            cases=len(group),
+            accuracy=wilson(group["agree"].sum(), len(group)),
+        )
+        for (v, m, c), group in cases.groupby(["version", "model", "category"], sort=False)
+    ]
+    confusions = [
+        _confusion_counts(str(v), str(m), rows)
+        for (v, m), rows in runs.samples.groupby(["version", "model"], sort=False)
+    ]
+    confusions.sort(key=lambda c: (order[c.version], c.model))
+    present = set(zip(cases["version"], cases["model"], strict=True))
+    transitions = [
+        _transition(model, before, after, cases, resamples, seed)
+        for model in runs.models
+        for before, after in zip(runs.versions, runs.versions[1:], strict=False)
+        if (before, model) in present and (after, model) in present
+    ]
+    stability, unstable = _stability(cases, resamples, seed)
+    return Report(
+        runs=runs,
+        summaries=summaries,
+        categories=categories,
+        confusions=confusions,
+        transitions=transitions,
+        pinned=_pinned(runs, cases),
+        stability=stability,
+        unstable_cases=unstable,
+        max_epochs=int(cases["epochs"].max()),
+        resamples=resamples,
+        seed=seed,
+    )

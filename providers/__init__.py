@@ -1,0 +1,1 @@
+"""Inspect AI model providers bundled with this project."""

@@ -1,0 +1,90 @@
+"""The gate on hand-made runs: what fails it, and what an allow-list lets through."""
+
+from comparison.gate import GateResult, evaluate
+from comparison.tables import build_report
+from tests.tidy import row, runs
+
+# v2 claims to fix p-2, v3 claims to fix p-3 (gold ungrounded: 1, judge: 1 is right).
+PINNED = {"v1": [], "v2": ["p-2"], "v3": ["p-3"]}
+
+
+def history(v3: dict[str, int] | None = None, v2_p2: int = 1) -> list[dict[str, object]]:
+    """v1 gets both pinned cases wrong, v2 fixes p-2, v3 fixes p-3; x-1 right throughout.
+
+    `v3` overrides the v3 judge's verdicts per case; a missing key keeps the case right.
+    """
+    judged_v3 = {"p-2": 1, "p-3": 1, "x-1": 1, **(v3 or {})}
+    rows = [row("p-2", 1, 0), row("p-3", 1, 0), row("x-1", 1, 1)]
+    rows += [row("p-2", 1, v2_p2, "v2"), row("p-3", 1, 0, "v2"), row("x-1", 1, 1, "v2")]
+    rows += [row(case, 1, judged, "v3") for case, judged in judged_v3.items() if judged >= 0]
+    return rows
+
+
+def gate(
+    rows: list[dict[str, object]],
+    allow: set[str] | None = None,
+    status: dict[tuple[str, str], str] | None = None,
+) -> GateResult:
+    report = build_report(runs(rows, PINNED, status), resamples=50)
+    return evaluate(report, allow or set())
+
+
+def test_a_clean_history_passes() -> None:
+    result = gate(history())
+    assert result.passed and not result.allowed and not result.failures
+
+
+def test_newest_version_breaking_a_case_fails() -> None:
+    result = gate(history({"x-1": 0}))
+    assert [(v.case, v.version) for v in result.violations] == [("x-1", "v3")]
+    assert "v3 breaks x-1 with m: v2 was right (ungrounded), v3 is wrong (grounded)" in (
+        result.violations[0].reason
+    )
+
+
+def test_pinned_case_wrong_on_the_version_that_claims_it_fails() -> None:
+    result = gate(history(v2_p2=0))
+    assert [v.reason for v in result.violations] == [
+        "pinned case p-2 (fixed by v2) is wrong on v2 (judge: grounded) with m"
+    ]
+
+
+def test_pinned_case_missing_from_the_newest_log_fails() -> None:
+    result = gate(history({"p-3": -1}))
+    assert [v.reason for v in result.violations] == [
+        "pinned case p-3 (fixed by v3) is not in the v3 log with m"
+    ]
+
+
+def test_a_judge_failure_breaks_the_case_and_is_listed() -> None:
+    rows = [r for r in history() if not (r["version"] == "v3" and r["case"] == "x-1")]
+    rows.append(row("x-1", 1, 0, "v3", failure=1))
+    result = gate(rows)
+    assert [v.case for v in result.violations] == ["x-1"]
+    assert "v3 is wrong (judge failure)" in result.violations[0].reason
+    assert result.failures == [
+        "v3 with m: 1 judge failure(s) in 3 case-epochs, each counted as a wrong verdict"
+    ]
+
+
+def test_allowed_cases_pass_and_unused_allows_are_named() -> None:
+    result = gate(history({"x-1": 0, "p-3": 0}), allow={"x-1", "p-3", "zz-9"})
+    assert result.passed
+    # p-3 was wrong on v2 too, so on v3 it is a pinned failure, not a regression.
+    assert sorted(v.case for v in result.allowed) == ["p-3", "x-1"]
+    assert result.unused_allows == ["zz-9"]
+
+
+def test_unfinished_or_missing_newest_run_fails_and_cannot_be_allowed() -> None:
+    result = gate(history(), allow={"p-2", "p-3", "x-1"}, status={("v3", "m"): "error"})
+    assert [v.reason for v in result.violations] == [
+        "v3 has an unfinished run (log status 'error') with m"
+    ]
+    other_model = [{**r, "model": "n"} for r in history() if r["version"] != "v3"]
+    result = gate(history() + other_model)
+    assert result.violations[0].reason == "v3 has no run with n"
+    # Its pinned cases are then missing from v3 as well, and said so.
+    assert {v.reason for v in result.violations[1:]} == {
+        f"pinned case {case} (fixed by {fixed_by}) is not in the v3 log with n"
+        for case, fixed_by in [("p-2", "v2"), ("p-3", "v3")]
+    }

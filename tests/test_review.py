@@ -1,0 +1,60 @@
+"""The review scorer and the viewer's sample list: category, gold, verdict, outcome."""
+
+from pathlib import Path
+
+from inspect_ai.viewer import TaskSamplesView
+
+from scorers.review import OUTCOME_ROLES, REVIEW_SCORER
+from tests.judge_runs import FIXTURE_CASES, run_version
+
+
+def test_review_columns_say_the_outcome_in_words(tmp_path: Path) -> None:
+    script = {"t-conv": "wrong", "t-price": "wrong", "t-silence": "failure"}
+    log = run_version("v3", script, FIXTURE_CASES, tmp_path, epochs=2)
+    assert log.samples is not None and len(log.samples) == 6
+    seen = {}
+    for sample in log.samples:
+        scores = sample.scores or {}
+        review = scores[REVIEW_SCORER]
+        assert isinstance(review.value, dict)
+        seen[sample.id] = review.value
+        assert review.explanation and review.explanation.startswith(
+            str(review.value["outcome"]).capitalize()
+        )
+        assert review.value["verdict"] == scores["verdict_agreement"].answer
+    assert seen == {
+        "t-conv": {
+            "category": "conv",
+            "gold": "grounded",
+            "verdict": "ungrounded (1 claim)",
+            "outcome": "false alarm",
+        },
+        "t-price": {
+            "category": "price",
+            "gold": "ungrounded",
+            "verdict": "grounded",
+            "outcome": "missed",
+        },
+        "t-silence": {
+            "category": "silence",
+            "gold": "grounded",
+            "verdict": "judge failure",
+            "outcome": "judge failure",
+        },
+    }
+    # Strings are never averaged over epochs: only verdict_agreement is reduced, and the
+    # run's metrics are verdict_agreement's alone.
+    assert [r.scorer for r in log.reductions or []] == ["verdict_agreement"]
+    assert log.results is not None
+    assert {s.scorer for s in log.results.scores} == {"verdict_agreement"}
+
+
+def test_viewer_sample_list_shows_the_review_columns(tmp_path: Path) -> None:
+    log = run_version("v2", {}, FIXTURE_CASES, tmp_path)
+    assert log.eval.viewer is not None
+    view = log.eval.viewer.task_samples_view
+    assert isinstance(view, TaskSamplesView) and view.columns is not None
+    visible = [c.id for c in view.columns if c.visible]
+    for key in ["category", "gold", "verdict", "outcome"]:
+        assert f"score__{REVIEW_SCORER}__{key}" in visible
+    assert view.score_color_scales == {"outcome": OUTCOME_ROLES}

@@ -1,0 +1,169 @@
+"""API keys in the environment never reach a log, a report or an error message.
+
+Three real CLI runs with sentinel keys in the environment: the OpenAI provider against a local
+OpenAI-compatible server (the key really is sent, as a bearer token; one request is refused),
+mockllm failing on every sample, and a bad option. Every file the runs write, under a HOME,
+XDG folders and TMPDIR of their own (so Inspect's trace logs and caches are searched too),
+is searched for the keys: zip members (.eval logs) and gzip files decompressed.
+"""
+
+import gzip
+import json
+import threading
+import zipfile
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from tests.cli import inspect_eval
+from tests.synthetic_cases import CASE_ID, gold_reply, write_cases
+
+SENTINELS = {
+    "OPENAI_API_KEY": "sk-sentinel-openai-5f0d1c9e7a",
+    "ANTHROPIC_API_KEY": "sk-ant-sentinel-93b2e6d4c1",
+    "GOOGLE_API_KEY": "sentinel-google-c47a0e1f",
+    "MISTRAL_API_KEY": "sentinel-mistral-8d2b6a90",
+    "HF_TOKEN": "hf_sentinel_1e7c4b9a02",
+}
+REFUSED = "syn-00001"
+
+
+class FakeOpenAI(BaseHTTPRequestHandler):
+    """Chat completions that echo gold for synthetic cases, and refuse one case with a 400."""
+
+    authorizations: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        FakeOpenAI.authorizations.append(self.headers.get("Authorization", ""))
+        found = CASE_ID.search(request["messages"][-1]["content"])
+        case_id = found.group(1) if found else ""
+        body: dict[str, Any]
+        if case_id == REFUSED:
+            status = 400
+            body = {"error": {"message": "Invalid 'messages': too long", "type": "invalid"}}
+        else:
+            status = 200
+            body = {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": request["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": gold_reply(case_id)},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 700, "completion_tokens": 60, "total_tokens": 760},
+            }
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test reads what the server saw from `authorizations`."""
+
+
+@pytest.fixture
+def openai_server() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        thread.join()
+
+
+def written_texts(root: Path) -> Iterator[tuple[str, bytes]]:
+    """Every file under root as bytes, and the decompressed members of zip and gzip files."""
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        yield str(path), data
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                for member in archive.namelist():
+                    yield f"{path}!{member}", archive.read(member)
+        elif data[:2] == b"\x1f\x8b":
+            yield f"{path}!gunzip", gzip.decompress(data)
+
+
+def failures(log_dir: Path) -> dict[str, str]:
+    (path,) = log_dir.glob("*.eval")
+    log = read_eval_log(path)
+    assert log.status == "success" and log.samples
+    return {
+        str(s.id): str((s.scores or {})["verdict_agreement"].metadata.get("failure"))  # type: ignore[union-attr]
+        for s in log.samples
+    }
+
+
+def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> None:
+    cases = tmp_path / "cases.jsonl"
+    ids = write_cases(cases, 4)
+    written = tmp_path / "written"
+    env = {
+        **SENTINELS,
+        "OPENAI_BASE_URL": openai_server,
+        "HOME": str(written / "home"),
+        "XDG_DATA_HOME": str(written / "data"),
+        "XDG_CACHE_HOME": str(written / "cache"),
+        "XDG_CONFIG_HOME": str(written / "config"),
+        "TMPDIR": str(written / "tmp"),
+        "COLUMNS": "400",
+    }
+    for folder in ("home", "tmp"):
+        (written / folder).mkdir(parents=True)
+    options = {
+        "openai": ["--model", "openai/gpt-4o-mini"],
+        "mockllm": ["--model", "mockllm/model", "-M", "custom_outputs=broken"],
+        "bad option": ["--model", "openai/gpt-4o-mini", "-T", "prompt_version=v9"],
+    }
+    logs = {name: written / "logs" / name for name in options}
+    FakeOpenAI.authorizations = []
+
+    runs = inspect_eval(
+        [
+            ["-T", f"dataset={cases}", *args, "--log-dir", str(logs[name])]
+            for name, args in options.items()
+        ],
+        env=env,
+    )
+
+    # The runs did what they were for, so the search below has something to search.
+    openai_run, mockllm_run, bad_option = runs
+    assert openai_run.returncode == 0, openai_run.stdout + openai_run.stderr
+    assert set(FakeOpenAI.authorizations) == {f"Bearer {SENTINELS['OPENAI_API_KEY']}"}
+    seen = failures(logs["openai"])
+    assert "provider error: BadRequestError: Error code: 400" in seen.pop(REFUSED)
+    assert set(seen.values()) == {"None"} and len(seen) == len(ids) - 1
+    assert mockllm_run.returncode == 0, mockllm_run.stdout + mockllm_run.stderr
+    assert all(
+        f.startswith("provider error: ValueError") for f in failures(logs["mockllm"]).values()
+    )
+    assert bad_option.returncode != 0 and "valid versions: v1, v2, v3" in bad_option.stdout
+
+    searched = 0
+    for where, data in [
+        *written_texts(written),
+        *((f"run {i} output", (r.stdout + r.stderr).encode()) for i, r in enumerate(runs)),
+    ]:
+        searched += 1
+        for name, key in SENTINELS.items():
+            assert key.encode() not in data, f"{name} found in {where}"
+    assert searched > 10
+
+    # Inspect's log header records no environment: neither the keys nor their names.
+    for log_file in written.glob("logs/*/*.eval"):
+        header = read_eval_log(log_file, header_only=True).model_dump_json()
+        assert not [name for name in SENTINELS if name in header]

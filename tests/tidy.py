@@ -1,0 +1,61 @@
+"""Hand-made rows of the comparison's tidy frame, for figures worked out by hand."""
+
+import math
+
+import pandas as pd
+
+from comparison.load import Runs
+
+
+def row(
+    case: str,
+    gold: int,
+    judged: int,
+    version: str = "v1",
+    epoch: int = 1,
+    failure: int = 0,
+    model: str = "m",
+) -> dict[str, object]:
+    """One epoch of one case: gold and judge as 1 for ungrounded, 0 for grounded."""
+    return {
+        "version": version,
+        "model": model,
+        "case": case,
+        "category": case.split("-")[0],
+        "epoch": epoch,
+        "gold_ungrounded": float(gold),
+        "agree": float(not failure and gold == judged),
+        "failure": float(failure),
+        "judge_ungrounded": math.nan if failure else float(judged),
+        "claims_gold": float(gold),
+        "claims_judge": float(judged if not failure else 0),
+        "claims_matched": float(gold and judged and not failure),
+        "verdict": "judge failure" if failure else ("ungrounded" if judged else "grounded"),
+    }
+
+
+def runs(
+    rows: list[dict[str, object]],
+    pinned: dict[str, list[str]] | None = None,
+    status: dict[tuple[str, str], str] | None = None,
+) -> Runs:
+    """Runs of the rows; every (version, model) log succeeded unless `status` says not."""
+    samples = pd.DataFrame(rows)
+    pairs = sorted(set(zip(samples["version"], samples["model"], strict=True)))
+    status = status or {}
+    return Runs(
+        samples=samples,
+        logs=pd.DataFrame(
+            {
+                "version": [v for v, _ in pairs],
+                "model": [m for _, m in pairs],
+                "log": [f"{v}-{m}.eval" for v, m in pairs],
+                "status": [status.get(p, "success") for p in pairs],
+                "epochs": [1 for _ in pairs],
+            }
+        ),
+        versions=sorted({v for v, _ in pairs}),
+        models=sorted({m for _, m in pairs}),
+        pinned=pinned or {"v1": [], "v2": [], "v3": []},
+        notes=[],
+    )
