@@ -6,16 +6,20 @@ Prints figures only (no pass/fail):
   (b) the same prompts through `GGUFModelAPI.generate` in one asyncio loop, and the
       ratio b/a of mean latency (the provider's overhead);
   (c) prompt processing per sample with KV-cache prefix reuse (one Llama, consecutive
-      calls) against `llm.reset()` before each call, and the % of time reuse cuts.
+      calls) against `llm.reset()` before each call, and the % of time reuse cuts;
+  (d) the same cases through `inspect eval` (task, scorer, log), and its throughput
+      against (a).
 
 Each comparison runs its two sides on separate Llama instances, alternating sample by
 sample, so background load on the machine hits both sides alike.
 
-Prompts are a system message (the judge instructions) plus one user message per sample:
+Prompts are the shipped cases rendered as the eval renders them (system message: the
+version's instructions; user message: the case), unless told otherwise:
 
-    python benchmarks/bench_gguf.py                       # default files, see --help
+    python benchmarks/bench_gguf.py                       # the first 12 shipped cases, v3
     python benchmarks/bench_gguf.py --synthetic 8         # 8 synthetic ~250-token cases
     python benchmarks/bench_gguf.py --user-file cases.jsonl --limit 10
+    python benchmarks/bench_gguf.py --limit 0             # every shipped case
 
 Timings come from llama.cpp's own per-context counters (prompt eval vs generation).
 """
@@ -40,18 +44,24 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import (  # noqa: E402
     ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
     ModelOutput,
-    ResponseSchema,
 )
-from inspect_ai.util import JSONSchema  # noqa: E402
 
+from evals.case_schema import Case  # noqa: E402
+from evals.dataset import DEFAULT_CASES, load_cases  # noqa: E402
+from evals.judge_call import VERDICT_SCHEMA  # noqa: E402
+from evals.judge_groundedness import judge_groundedness  # noqa: E402
+from evals.prompt_versions import load_prompt_version  # noqa: E402
+from evals.render import render_case  # noqa: E402
 from providers.gguf import (  # noqa: E402
     DEFAULT_N_CTX,
+    KNOWN_MODELS,
     GGUFModelAPI,
     default_threads,
     generate_kwargs,
@@ -65,28 +75,6 @@ from providers.gguf import (  # noqa: E402
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
-DEFAULT_SYSTEM_FILE = REPO_ROOT / "prompts" / "judge_groundedness" / "v3.txt"
-DEFAULT_USER_FILE = REPO_ROOT / "benchmarks" / "data" / "rendered_cases.jsonl"
-
-# The project's verdict shape, with bounds so a small model cannot ramble past max_tokens
-# (llama.cpp's schema-to-grammar honours maxLength / maxItems).
-VERDICT_SCHEMA = ResponseSchema(
-    name="verdict",
-    json_schema=JSONSchema(
-        type="object",
-        properties={
-            "grounded": JSONSchema(type="boolean"),
-            # Inspect's JSONSchema has no maxItems (it is silently dropped), so the
-            # number of claims cannot be bounded here; only their length can.
-            "unsupported_claims": JSONSchema(
-                type="array", items=JSONSchema(type="string", maxLength=160)
-            ),
-            "reasoning": JSONSchema(type="string", maxLength=300),
-        },
-        required=["grounded", "unsupported_claims", "reasoning"],
-        additionalProperties=False,
-    ),
-)
 
 _WORD_TEXT = (
     "fare pass rider senior youth transfer zone weekday weekend card reload refund "
@@ -169,28 +157,56 @@ def read_users(path: Path) -> list[str]:
     return users
 
 
+def shipped_cases(limit: int) -> list[Case]:
+    cases = load_cases(DEFAULT_CASES)
+    return cases[:limit] if limit else cases
+
+
 def load_prompts(args: argparse.Namespace) -> tuple[str, list[str], str]:
-    system_path = Path(args.system_file)
-    if system_path.is_file():
-        # Same as the eval's loader: the editor's final newline is not part of the prompt.
-        system = system_path.read_text(encoding="utf-8").removesuffix("\n")
-        system_label = str(system_path)
-    elif args.system_file != str(DEFAULT_SYSTEM_FILE):
-        raise SystemExit(f"--system-file {system_path}: no such file")
-    else:
-        system, system_label = synthetic_system(args.seed), "synthetic"
+    """The shipped cases rendered exactly as the eval renders them, unless told otherwise."""
     if args.synthetic:
-        users, user_label = synthetic_users(args.synthetic, args.seed), "synthetic"
-    else:
-        user_path = Path(args.user_file)
-        if not user_path.is_file():
-            raise SystemExit(
-                f"--user-file {user_path}: no such file (pass --synthetic N to generate cases)"
+        return synthetic_system(args.seed), synthetic_users(args.synthetic, args.seed), "synthetic"
+    version = load_prompt_version(args.prompt_version)
+    system = version.instructions
+    if args.system_file:
+        system = Path(args.system_file).read_text(encoding="utf-8").removesuffix("\n")
+    if args.user_file:
+        users = read_users(Path(args.user_file))
+        users = users[: args.limit] if args.limit else users
+        return system, users, f"users={args.user_file}"
+    cases = shipped_cases(args.limit)
+    users = [render_case(c, version.render) for c in cases]
+    return system, users, f"shipped cases rendered for {version.name}"
+
+
+def run_eval(args: argparse.Namespace, n: int) -> list[Sample]:
+    """(d) the same cases through `inspect eval`: the task's solver, scorer and logging too."""
+    (log,) = inspect_eval(
+        judge_groundedness(prompt_version=args.prompt_version),
+        model=f"gguf/{args.model}",
+        model_args={
+            "n_ctx": args.n_ctx,
+            "n_threads": args.n_threads,
+            "n_threads_batch": args.n_threads_batch,
+        },
+        limit=n,
+        max_tokens=args.max_tokens,
+        log_dir=str(Path(args.eval_log_dir)),
+        display="none",
+    )
+    samples: list[Sample] = []
+    for sample in log.samples or []:
+        usage = sample.output.usage
+        samples.append(
+            Sample(
+                latency_s=float(sample.working_time or 0.0),
+                prompt_tokens=usage.input_tokens if usage else 0,
+                completion_tokens=usage.output_tokens if usage else 0,
+                perf=(sample.output.metadata or {}).get("llama_cpp_perf"),
+                text=sample.output.completion,
             )
-        users, user_label = read_users(user_path), str(user_path)
-    if args.limit:
-        users = users[: args.limit]
-    return system, users, f"system={system_label} users={user_label}"
+        )
+    return samples
 
 
 def conversation(system: str, user: str) -> list[ChatMessage]:
@@ -393,13 +409,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--model", default="smollm2-135m", help="known model name")
     parser.add_argument("--model-path", default=None, help="any GGUF file (overrides --model)")
-    parser.add_argument("--system-file", default=str(DEFAULT_SYSTEM_FILE))
-    parser.add_argument(
-        "--user-file", default=str(DEFAULT_USER_FILE), help="JSONL of user messages"
-    )
+    parser.add_argument("--prompt-version", default="v3")
+    parser.add_argument("--system-file", default="", help="instructions (default: the version's)")
+    parser.add_argument("--user-file", default="", help="JSONL of user messages")
     parser.add_argument("--synthetic", type=int, default=0, metavar="N")
-    parser.add_argument("--limit", type=int, default=0, help="use the first N user messages")
-    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--limit", type=int, default=12, help="first N cases (0: all)")
+    parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--eval-log-dir", default="logs/bench")
     parser.add_argument("--no-schema", action="store_true", help="unconstrained decoding")
     parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
     threads, threads_batch = default_threads()
@@ -409,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--skip", default="", help="comma list of sections to skip: generate,prefix"
+        "--skip", default="", help="comma list of sections to skip: generate,prefix,eval"
     )
     args = parser.parse_args(argv)
 
@@ -417,10 +433,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = Settings(model_path, args.n_ctx, args.n_threads, args.n_threads_batch)
     system, users, source = load_prompts(args)
     prompts = [conversation(system, u) for u in users]
+    known = KNOWN_MODELS.get(args.model) if not args.model_path else None
     config = GenerateConfig(
         max_tokens=args.max_tokens,
         temperature=0.0,
         seed=args.seed,
+        # The provider applies a packaged model's sampling defaults; the raw loop must too.
+        extra_body={
+            k: v for k, v in (known.sampling if known else {}).items() if k == "repeat_penalty"
+        }
+        or None,
         response_schema=None if args.no_schema else VERDICT_SCHEMA,
     )
     skip = set(filter(None, args.skip.split(",")))
@@ -451,6 +473,23 @@ def main(argv: Sequence[str] | None = None) -> None:
     if "prefix" not in skip:
         reused, reset = run_prefix(settings, prompts)
         print_prefix(reused, reset)
+    if "eval" not in skip and not (args.synthetic or args.user_file or args.model_path):
+        started = time.perf_counter()
+        through_eval = run_eval(args, len(prompts))
+        wall = time.perf_counter() - started
+        print_generation(
+            "(d) the same cases through inspect eval (working time per sample)", through_eval
+        )
+        if "generate" not in skip:
+            raw_tps = sum(s.completion_tokens for s in raw) / sum(s.latency_s for s in raw)
+            eval_tps = sum(s.completion_tokens for s in through_eval) / sum(
+                s.latency_s for s in through_eval
+            )
+            print(
+                f"    throughput d/a: {eval_tps:.1f} / {raw_tps:.1f} tok/s = "
+                f"{eval_tps / raw_tps:.3f}; eval wall {wall:.1f} s for {len(through_eval)} "
+                "samples, start-up and model load included"
+            )
     # Other processes on a small box slow llama.cpp a lot (its threads spin-wait); the
     # load average tells a reader whether the figures above were taken on a quiet machine.
     print("\nload average (1, 5, 15 min): " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))

@@ -33,11 +33,13 @@ from inspect_ai.model import (
 from inspect_ai.util import json_schema
 from pydantic import BaseModel, Field
 
+from evals.judge_call import VERDICT_SCHEMA
 from providers.gguf import (
     DEFAULT_N_CTX,
     KNOWN_MODELS,
     GGUFModelAPI,
     PrerequisiteError,
+    cap_arrays,
     default_threads,
     generate_kwargs,
     llama_call_kwargs,
@@ -493,6 +495,35 @@ def test_packaged_model_sampling_defaults_yield_to_the_run_config(gguf_file: Pat
     asyncio.run(api.generate([ChatMessageUser(content="hi")], [], "auto", config))
     (call,) = fake.calls
     assert (call["temperature"], call["max_tokens"], call["repeat_penalty"]) == (0.0, 64, 1.1)
+
+
+def test_cap_arrays_bounds_every_array_without_a_bound() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+            "b": {"type": "array", "maxItems": 2, "items": {"type": "string"}},
+            "c": {"type": "string"},
+        },
+    }
+    capped: dict[str, Any] = cap_arrays(schema, 6)
+    assert capped["properties"]["a"]["maxItems"] == 6
+    assert capped["properties"]["a"]["items"]["maxItems"] == 6
+    assert capped["properties"]["b"]["maxItems"] == 2
+    assert "maxItems" not in capped["properties"]["c"]
+    assert "maxItems" not in schema["properties"]["a"], "the caller's schema is not changed"
+
+
+def test_the_packaged_model_caps_schema_arrays_in_its_requests(gguf_file: Path) -> None:
+    fake = FakeLlama()
+    api = provider_with(fake, gguf_file)
+    api.max_items = 6
+    config = GenerateConfig(response_schema=VERDICT_SCHEMA)
+    _, call = asyncio.run(api.generate([ChatMessageUser(content="hi")], [], "auto", config))
+    request: dict[str, Any] = call.request
+    claims = request["response_format"]["schema"]["properties"]["unsupported_claims"]
+    assert claims["maxItems"] == 6
+    assert GGUFModelAPI("smollm2-135m").max_items == KNOWN_MODELS["smollm2-135m"].max_items
 
 
 def test_only_the_packaged_name_brings_sampling_defaults(gguf_file: Path) -> None:

@@ -1,0 +1,32 @@
+"""End to end on the real packaged model: SmolLM2-135M in-process, no key, no network."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+
+from evals.judge_groundedness import judge_groundedness
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"
+)
+
+
+def test_two_cases_of_each_version_parse_as_verdicts(tmp_path: Path) -> None:
+    logs = eval(
+        [judge_groundedness(prompt_version=v) for v in ("v1", "v2", "v3")],
+        model="gguf/smollm2-135m",
+        limit=2,
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert [log.status for log in logs] == ["success"] * 3
+    for log in logs:
+        assert log.samples is not None and len(log.samples) == 2
+        for sample in log.samples:
+            score = sample.scores["verdict_agreement"]  # type: ignore[index]
+            assert score.answer != "judge failure", score.explanation
+            assert sample.store["constrained_decoding"] is True
+            usage = sample.output.usage
+            assert usage is not None and usage.input_tokens > 0 and usage.output_tokens > 0
