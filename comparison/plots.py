@@ -64,6 +64,9 @@ def flips(report: Report) -> bytes | None:
     ax.bar(x + 0.2, [len(t.broken) for t in report.transitions], 0.4, color=_BAD, label="broken")
     ax.set_xticks(x, labels, fontsize=8)
     ax.set_ylabel("cases")
+    # Counts: with no flips at all, matplotlib would centre an empty axis on zero.
+    ax.set_ylim(bottom=0)
+    ax.yaxis.get_major_locator().set_params(integer=True)
     ax.legend()
     return _png(fig)
 
