@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from comparison.stats import Interval
 from comparison.tables import Report
@@ -66,7 +67,7 @@ def flips(report: Report) -> bytes | None:
     ax.set_ylabel("cases")
     # Counts: with no flips at all, matplotlib would centre an empty axis on zero.
     ax.set_ylim(bottom=0)
-    ax.yaxis.get_major_locator().set_params(integer=True)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.legend()
     return _png(fig)
 
