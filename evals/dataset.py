@@ -72,10 +72,10 @@ def _record_problems(record: Any, where: str) -> tuple[Case | None, list[str]]:
     return case, [f"{where}: {who}: field {f!r}: {msg}" for f, msg in case_problems(case)]
 
 
-def validate_case_files(files: list[Path]) -> list[str]:
-    """Every problem in the files, one line each; empty when all records are good."""
+def validate_case_files(files: list[Path]) -> tuple[dict[str, tuple[str, Case]], list[str]]:
+    """The good records by id, with where each is; and every problem, one line each."""
     problems: list[str] = []
-    first_seen: dict[str, str] = {}
+    good: dict[str, tuple[str, Case]] = {}
     for path in files:
         records = 0
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -92,52 +92,41 @@ def validate_case_files(files: list[Path]) -> list[str]:
             problems.extend(found)
             if case is None:
                 continue
-            if case.id in first_seen:
+            if case.id in good:
                 problems.append(
-                    f"{where}: case {case.id!r}: field 'id': duplicate of {first_seen[case.id]}"
+                    f"{where}: case {case.id!r}: field 'id': duplicate of {good[case.id][0]}"
                 )
             else:
-                first_seen[case.id] = where
+                good[case.id] = (where, case)
         if records == 0:
             problems.append(f"{_shown(path)}: no cases in this file")
-    return problems
+    return good, problems
 
 
 def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
     files = case_files(path)
-    problems = validate_case_files(files)
+    validated, problems = validate_case_files(files)
     if problems:
         raise InputError(problems)
     rows = load_dataset(
         "json", data_files=[str(f) for f in files], features=FEATURES, split="train"
     )
     cases = [Case.model_validate(_from_row(row)) for row in rows]
-    _check_read_back(files, cases)
+    # Fail loudly if `datasets` read any value differently from the JSON text.
+    changed = [
+        f"{where}: case {case.id!r}: the datasets library read this record differently "
+        "from its JSON text"
+        for (where, case), loaded in zip(validated.values(), cases, strict=True)
+        if loaded != case
+    ]
+    if changed:
+        raise InputError(changed)
     return cases
 
 
 def _from_row(row: dict[str, Any]) -> dict[str, Any]:
     passages = [{**p, "fetched": p["fetched"].isoformat()} for p in row["passages"]]
     return {**row, "passages": passages}
-
-
-def _check_read_back(files: list[Path], cases: list[Case]) -> None:
-    """Fail loudly if `datasets` read any value differently from the JSON text."""
-    by_id = {c.id: c for c in cases}
-    problems = []
-    for path in files:
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            original = Case.model_validate(json.loads(line))
-            loaded = by_id.get(original.id)
-            if loaded != original:
-                problems.append(
-                    f"{_shown(path)}:{lineno}: case {original.id!r}: the datasets library read "
-                    "this record differently from its JSON text"
-                )
-    if problems:
-        raise InputError(problems)
 
 
 def case_to_sample(case: Case) -> Sample:

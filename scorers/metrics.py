@@ -89,27 +89,21 @@ def cohen_kappa() -> Metric:
     return _from_confusion(lambda c: c.kappa)
 
 
+def _sum_ratio(numerator: str, denominator: str) -> Metric:
+    def compute(scores: list[SampleScore]) -> float:
+        values = _values(scores)
+        return ratio(sum(v[numerator] for v in values), sum(v[denominator] for v in values))
+
+    return compute
+
+
 @metric
 def claim_precision() -> Metric:
     """Of the claims the judge flagged, the share that match a gold claim."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
-        return ratio(
-            sum(v["claims_matched"] for v in values), sum(v["claims_judge"] for v in values)
-        )
-
-    return compute
+    return _sum_ratio("claims_matched", "claims_judge")
 
 
 @metric
 def claim_recall() -> Metric:
     """Of the gold claims, the share the judge flagged."""
-
-    def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
-        return ratio(
-            sum(v["claims_matched"] for v in values), sum(v["claims_gold"] for v in values)
-        )
-
-    return compute
+    return _sum_ratio("claims_matched", "claims_gold")

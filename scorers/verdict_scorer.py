@@ -48,6 +48,23 @@ def _verdict_label(verdict: ParsedVerdict) -> str:
     return f"ungrounded ({n} claim{'s' if n != 1 else ''})"
 
 
+def _value(
+    case: Case, verdict: ParsedVerdict | None, cmp: ClaimComparison | None
+) -> dict[str, float]:
+    """What the metrics aggregate; no verdict (a judge failure) agrees with nothing."""
+    gold = case.label
+    return {
+        "agree": int(verdict is not None and verdict.grounded == gold.grounded),
+        "judge_failure": int(verdict is None),
+        "gold_ungrounded": int(not gold.grounded),
+        "judge_ungrounded": math.nan if verdict is None else int(not verdict.grounded),
+        "claims_gold": len(gold.unsupported_claims),
+        "claims_judge": len(verdict.unsupported_claims) if verdict else 0,
+        "claims_matched": len(cmp.matched) if cmp else 0,
+        "claims_not_in_answer": len(cmp.not_in_answer) if cmp else 0,
+    }
+
+
 def output_failure(output: ModelOutput) -> str | None:
     """Why the judge's output is a failure before its text is read, if it is one."""
     if output.empty:
@@ -75,16 +92,7 @@ def _failure_score(case: Case, reason: str) -> Score:
     gold = case.label
     gold_says = _word(gold.grounded)
     return Score(
-        value={
-            "agree": 0,
-            "judge_failure": 1,
-            "gold_ungrounded": int(not gold.grounded),
-            "judge_ungrounded": math.nan,
-            "claims_gold": len(gold.unsupported_claims),
-            "claims_judge": 0,
-            "claims_matched": 0,
-            "claims_not_in_answer": 0,
-        },
+        value=_value(case, None, None),
         answer="judge failure",
         explanation=(
             f"Judge failure: {reason}. It counts as no agreement. Gold says {gold_says}"
@@ -119,16 +127,7 @@ def score_reply(case: Case, reply: str, stop_reason: str = "stop") -> Score:
     if parsed.reasoning:
         paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
     return Score(
-        value={
-            "agree": int(agree),
-            "judge_failure": 0,
-            "gold_ungrounded": int(not gold.grounded),
-            "judge_ungrounded": int(not parsed.grounded),
-            "claims_gold": len(gold.unsupported_claims),
-            "claims_judge": len(parsed.unsupported_claims),
-            "claims_matched": len(cmp.matched),
-            "claims_not_in_answer": len(cmp.not_in_answer),
-        },
+        value=_value(case, parsed, cmp),
         answer=_verdict_label(parsed),
         explanation="\n\n".join(p for p in paragraphs if p),
         metadata={
