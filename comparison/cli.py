@@ -65,7 +65,9 @@ def _allowed(cases: list[str], allow_file: Path | None) -> set[str]:
 def _gate_lines(gate: GateResult) -> list[str]:
     if gate.passed:
         return [f"gate: passed ({len(gate.allowed)} allowed)" if gate.allowed else "gate: passed"]
-    return [f"gate: FAILED ({len(gate.violations)})"] + [f"  {v.reason}" for v in gate.violations]
+    return [f"gate: {gate.status} ({len(gate.violations)})"] + [
+        f"  {v.reason}" for v in gate.violations
+    ]
 
 
 def run(argv: Sequence[str] | None = None) -> int:

@@ -1,11 +1,15 @@
 """The CI gate: pinned cases must hold, and the newest version must not break a case.
 
-It fails when a pinned case (a version's motivating case in the prompt manifest) is not
-right on the version that claims to fix it or on the newest version, or when the newest
-version gets a case wrong that the version before it got right on the same model. A
-judge failure is a wrong case here like anywhere else, and a pinned case missing from a
-log fails too, as does a judge model whose newest-version run is missing or unfinished:
-nothing is skipped without being said. Listed cases may be allowed; unfinished runs may not.
+It fails when a pinned case (a version's motivating case in the manifest the logs ran
+with) is not right on the version that claims to fix it or on the newest version, or when
+the newest version gets a case wrong that the version before it got right on the same
+model. A judge failure is a wrong case here like anywhere else.
+
+An outage is never blamed on a version: a run with errored samples, an unfinished run, a
+missing newest-version run, or a pinned case that a run's case set holds but the run did
+not score makes the comparison *incomplete*, a failure of its own that names the runs and
+the command that completes them. A pinned case that no compared run's case set holds is
+"not in this case set" and fails nothing. Listed cases may be allowed; incomplete runs may not.
 """
 
 from dataclasses import dataclass
@@ -21,6 +25,8 @@ class Violation:
     version: str
     reason: str
     """One line naming the case, the version and the model."""
+    incomplete: bool = False
+    """The runs lack results (an outage, a limit), not the judge: never allowed."""
 
 
 @dataclass(frozen=True)
@@ -36,27 +42,88 @@ class GateResult:
     def passed(self) -> bool:
         return not self.violations
 
+    @property
+    def status(self) -> str:
+        """PASSED; INCOMPLETE when only missing results stop it; else FAILED."""
+        if self.passed:
+            return "PASSED"
+        return "INCOMPLETE" if all(v.incomplete for v in self.violations) else "FAILED"
+
 
 def _pinned_violations(report: Report) -> list[Violation]:
+    return [
+        Violation(
+            case=check.case,
+            model=check.model,
+            version=check.version,
+            reason=(
+                f"pinned case {check.case} (fixed by {check.fixed_by}) is wrong on "
+                f"{check.version} (judge: {check.verdict}) with {check.model}"
+            ),
+        )
+        for check in report.pinned
+        if check.gating and check.right is False
+    ]
+
+
+def _retry_hint(log: str | None) -> str:
+    if log is None:
+        return "complete it by running the same judge-matrix again"
+    return f"complete it with `inspect eval-retry {log}` or by running the same judge-matrix again"
+
+
+def _incomplete(report: Report) -> list[Violation]:
+    """Runs that lack results for reasons that are not the judge's: nothing is known there."""
+    logs = report.runs.logs
     found = []
-    for check in report.pinned:
-        if not check.gating or check.holds:
-            continue
-        if check.right is None:
-            what = f"is not in the {check.version} log"
+    for row in logs.itertuples():
+        if row.errored:
+            what = f"{row.errored} errored sample(s), not scored (the provider failed)"
+        elif row.status != "success":
+            what = f"an unfinished run (log status '{row.status}')"
         else:
-            what = f"is wrong on {check.version} (judge: {check.verdict})"
+            continue
         found.append(
             Violation(
-                case=check.case,
-                model=check.model,
-                version=check.version,
+                case="",
+                model=str(row.model),
+                version=str(row.version),
                 reason=(
-                    f"pinned case {check.case} (fixed by {check.fixed_by}) {what} "
-                    f"with {check.model}"
+                    f"incomplete: {row.version} with {row.model} has {what}; "
+                    + _retry_hint(str(row.log))
                 ),
+                incomplete=True,
             )
         )
+    newest = report.runs.versions[-1]
+    ran = set(zip(logs["version"], logs["model"], strict=True))
+    found += [
+        Violation(
+            case="",
+            model=model,
+            version=newest,
+            reason=f"incomplete: {newest} has no run with {model}",
+            incomplete=True,
+        )
+        for model in report.runs.models
+        if (newest, model) not in ran
+    ]
+    runs = {(str(r.version), str(r.model)): str(r.log) for r in logs.itertuples()}
+    found += [
+        Violation(
+            case=check.case,
+            model=check.model,
+            version=check.version,
+            reason=(
+                f"incomplete: pinned case {check.case} (fixed by {check.fixed_by}) has no "
+                f"result in the {check.version} run with {check.model}; "
+                + _retry_hint(runs.get((check.version, check.model)))
+            ),
+            incomplete=True,
+        )
+        for check in report.pinned
+        if check.gating and check.missing
+    ]
     return found
 
 
@@ -78,27 +145,6 @@ def _regressions(report: Report) -> list[Violation]:
     ]
 
 
-def _unfinished(report: Report) -> list[Violation]:
-    """The newest version must have run to the end with every model, or nothing is known."""
-    newest = report.runs.versions[-1]
-    logs = report.runs.logs
-    found = []
-    for model in report.runs.models:
-        status = logs[(logs["version"] == newest) & (logs["model"] == model)]["status"]
-        if status.empty:
-            what = "no run"
-        elif status.iloc[0] != "success":
-            what = f"an unfinished run (log status '{status.iloc[0]}')"
-        else:
-            continue
-        found.append(
-            Violation(
-                case="", model=model, version=newest, reason=f"{newest} has {what} with {model}"
-            )
-        )
-    return found
-
-
 def _failure_line(summary: RunSummary) -> str:
     return (
         f"{summary.version} with {summary.model}: {summary.failures} judge failure(s) in "
@@ -109,7 +155,7 @@ def _failure_line(summary: RunSummary) -> str:
 def evaluate(report: Report, allow: set[str]) -> GateResult:
     found = _pinned_violations(report) + _regressions(report)
     return GateResult(
-        violations=_unfinished(report) + [v for v in found if v.case not in allow],
+        violations=_incomplete(report) + [v for v in found if v.case not in allow],
         allowed=[v for v in found if v.case in allow],
         failures=[_failure_line(s) for s in report.summaries if s.failures],
         unused_allows=sorted(allow - {v.case for v in found}),

@@ -8,13 +8,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from inspect_ai.analysis import EvalColumn, SampleColumn, evals_df, samples_df
+from inspect_ai.log import read_eval_log
 from numpy.typing import NDArray
-
-from evals.prompt_versions import load_manifest
 
 TASK = "judge_groundedness"
 SCORER = "verdict_agreement"
@@ -28,17 +28,21 @@ class LogsError(Exception):
 @dataclass(frozen=True)
 class Runs:
     samples: pd.DataFrame
-    """One row per version, model, case and epoch. Columns: version, model, case, category,
-    epoch; gold_ungrounded, agree, failure (1 for no readable verdict or a sample error;
+    """One row per scored version, model, case and epoch. Columns: version, model, case,
+    case_hash, category, epoch; gold_ungrounded, agree, failure (1 for no readable verdict;
     never agreement), judge_ungrounded (NaN on a failure); claims_gold, claims_judge,
-    claims_matched; verdict (the judge's verdict in words, or why there is none)."""
+    claims_matched; verdict (the judge's verdict in words, or why there is none). A sample
+    that errored (the provider failed, not the judge) is not here: `logs` counts it."""
     logs: pd.DataFrame
-    """The log read for each version and model: version, model, log, status, epochs."""
+    """The log read for each version and model: version, model, log, status, epochs,
+    errored (samples that errored and were not scored)."""
+    case_sets: dict[tuple[str, str], dict[str, str]]
+    """(version, model) → the run's case set as the log recorded it: case id → content hash."""
     versions: list[str]
-    """In manifest order; versions the manifest does not know come last."""
+    """In the order of the manifest the newest log ran with; others come last."""
     models: list[str]
     pinned: dict[str, list[str]]
-    """Every manifest version, in manifest order → the cases it says it fixed."""
+    """Every version of that manifest, in its order → the cases it says it fixed."""
     notes: list[str]
     """What a reader must know about the logs (superseded, incomplete, mixed case sets)."""
 
@@ -52,6 +56,8 @@ _EVAL_COLUMNS = [
     EvalColumn("created", path="eval.created", required=True),
     EvalColumn("epochs", path="eval.config.epochs"),
 ]
+# Read from each chosen log's header: what the run measured, as the task recorded it.
+_MEASURED = ("case_sha256", "manifest")
 
 _SAMPLE_COLUMNS = [
     SampleColumn("case", path="id", required=True, type=str),
@@ -112,36 +118,55 @@ def _choose_logs(evals: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     return pd.DataFrame(chosen).reset_index(drop=True)
 
 
-def _ordered_versions(present: set[str], notes: list[str]) -> list[str]:
-    known = [v for v in load_manifest().versions if v in present]
+def _measured(logs: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each chosen log's record of its case set and manifest; an older log has none."""
+    found = []
+    for path in logs["log"]:
+        meta = read_eval_log(str(path), header_only=True).eval.metadata or {}
+        missing = [key for key in _MEASURED if key not in meta]
+        if missing:
+            raise LogsError(
+                f"{Path(str(path)).name}: no {missing[0]} in the eval metadata, so what it "
+                "measured is unknown; it was written by an older version of this task: "
+                "run it again"
+            )
+        found.append(meta)
+    return found
+
+
+def _ordered_versions(present: set[str], manifest: list[str], notes: list[str]) -> list[str]:
+    known = [v for v in manifest if v in present]
     unknown = sorted(present - set(known))
     for version in unknown:
         notes.append(f"version {version} is not in the prompt manifest; it is placed last")
     return known + unknown
 
 
-def _tidy(raw: pd.DataFrame, logs: pd.DataFrame) -> pd.DataFrame:
+def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]) -> pd.DataFrame:
+    """The scored samples; an errored sample has no score and is counted in `logs` instead."""
+    raw = raw[~raw["agree"].isna()]
     gold = [json.loads(t) for t in raw["target"]]
-    scored = ~raw["agree"].isna().to_numpy()
-    failure = np.where(scored, _floats(raw["failure"]), 1.0)
-    errors = raw["error"].fillna("").astype(str)
-    verdicts = raw["verdict"].astype(object).where(scored, "sample error: " + errors)
+    failure = _floats(raw["failure"])
     by_eval = logs.set_index("eval_id")
+    hashes = dict(zip(logs["eval_id"], case_sets, strict=True))
     return pd.DataFrame(
         {
             "version": raw["eval_id"].map(by_eval["version"]).astype(str).to_numpy(),
             "model": raw["eval_id"].map(by_eval["model"]).astype(str).to_numpy(),
             "case": raw["case"].astype(str).to_numpy(),
+            "case_hash": [
+                hashes[e].get(str(c)) for e, c in zip(raw["eval_id"], raw["case"], strict=True)
+            ],
             "category": raw["category"].astype(str).to_numpy(),
             "epoch": raw["epoch"].to_numpy(dtype=int),
             "gold_ungrounded": [float(not g["grounded"]) for g in gold],
-            "agree": np.where(scored, _floats(raw["agree"]), 0.0),
+            "agree": _floats(raw["agree"]),
             "failure": failure,
             "judge_ungrounded": np.where(failure > 0, np.nan, _floats(raw["judge_ungrounded"])),
             "claims_gold": [float(len(g["unsupported_claims"])) for g in gold],
             "claims_judge": np.nan_to_num(_floats(raw["claims_judge"])),
             "claims_matched": np.nan_to_num(_floats(raw["claims_matched"])),
-            "verdict": verdicts.astype(str).to_numpy(),
+            "verdict": raw["verdict"].astype(str).to_numpy(),
         }
     )
 
@@ -157,22 +182,34 @@ def load_runs(paths: Sequence[str]) -> Runs:
             "eval metadata; was it written by this project's task?"
         )
     logs = _choose_logs(evals, notes)
+    measured = _measured(logs)
     raw = samples_df(list(logs["log"]), columns=_SAMPLE_COLUMNS, quiet=True)
     if raw.empty:
         raise LogsError("the logs hold no samples")
-    samples = _tidy(raw, logs)
-    case_sets = {frozenset(g) for _, g in samples.groupby(["version", "model"])["case"]}
-    if len(case_sets) > 1:
+    case_sets = [dict(m["case_sha256"]) for m in measured]
+    errored = raw[raw["agree"].isna()].groupby("eval_id").size()
+    logs = logs.assign(errored=logs["eval_id"].map(errored).fillna(0).astype(int).to_numpy())
+    samples = _tidy(raw, logs, case_sets)
+    if len({frozenset(c.items()) for c in case_sets}) > 1:
         notes.append(
-            "the runs do not all cover the same cases; each comparison uses the cases "
-            "both sides ran"
+            "the runs do not all hold the same cases; each comparison uses the cases whose "
+            "content is identical on both sides"
         )
-    manifest = load_manifest()
+    # The newest run's manifest says which versions exist, in what order, fixing what.
+    newest = int(np.argmax(logs["created"].astype(str).to_numpy()))
+    manifest = measured[newest]["manifest"]
+    if any(m["manifest"] != manifest for m in measured):
+        notes.append(
+            f"the logs ran with different prompt manifests; versions and pinned cases are "
+            f"read from the newest, {Path(str(logs['log'].iloc[newest])).name}"
+        )
+    keys = list(zip(logs["version"].astype(str), logs["model"].astype(str), strict=True))
     return Runs(
         samples=samples,
-        logs=logs[["version", "model", "log", "status", "epochs"]],
-        versions=_ordered_versions(set(samples["version"]), notes),
-        models=sorted(set(samples["model"])),
-        pinned={v: list(e.motivating_cases) for v, e in manifest.versions.items()},
+        logs=logs[["version", "model", "log", "status", "epochs", "errored"]],
+        case_sets=dict(zip(keys, case_sets, strict=True)),
+        versions=_ordered_versions(set(logs["version"].astype(str)), manifest["versions"], notes),
+        models=sorted(set(logs["model"].astype(str))),
+        pinned={v: list(cases) for v, cases in manifest["pinned"].items()},
         notes=notes,
     )

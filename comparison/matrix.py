@@ -3,22 +3,25 @@
     judge-matrix --model openai/gpt-4o-mini,anthropic/claude-3-5-haiku-latest --epochs 3
 
 Run again with the same options, it reuses the runs that finished and redoes the rest.
-When the cases change, give a new --log-dir: an eval set knows its tasks by their
-options, not by the contents of the case files.
+An eval set knows its tasks by their options, not by the contents of the case files, so a
+log folder whose runs measured other cases or another prompt text is refused, not resumed:
+give a new --log-dir.
 """
 
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import yaml
 from inspect_ai import Task, eval_set
-from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import Model, get_model
 from inspect_ai.util import DisplayType
 from rich.text import Text
 
+from evals.inspect_internals import PrerequisiteError
 from evals.judge_groundedness import judge_groundedness
 from evals.prompt_versions import version_names
 
@@ -29,6 +32,30 @@ EXIT_OK, EXIT_RUNS_FAILED, EXIT_INPUT = 0, 1, 2
 def matrix_tasks(versions: Sequence[str], task_args: dict[str, Any]) -> list[Task]:
     """One task per prompt version; the options in `task_args` go to every one."""
     return [judge_groundedness(prompt_version=v, **task_args) for v in versions]
+
+
+def stale_logs(log_dir: str, tasks: Sequence[Task]) -> list[str]:
+    """Logs in `log_dir` that ran other case contents or prompt text than `tasks` would."""
+    if not Path(log_dir).exists():
+        return []
+    expected = {
+        t.metadata["prompt_version"]: (t.metadata["case_set_sha256"], t.metadata["prompt_sha256"])
+        for t in tasks
+        if t.metadata
+    }
+    stale = []
+    for info in list_eval_logs(log_dir):
+        header = read_eval_log(info, header_only=True)
+        meta = header.eval.metadata or {}
+        version = meta.get("prompt_version")
+        if version not in expected:
+            continue
+        cases, prompt = expected[version]
+        if meta.get("case_set_sha256") != cases:
+            stale.append(f"{Path(info.name).name}: its cases differ from today's case files")
+        elif meta.get("prompt_sha256") != prompt:
+            stale.append(f"{Path(info.name).name}: its {version} prompt text differs from today's")
+    return stale
 
 
 def run_matrix(
@@ -42,8 +69,15 @@ def run_matrix(
     display: DisplayType | None = None,
 ) -> bool:
     """Run (or finish) the matrix into `log_dir`; True when every run succeeded."""
+    tasks = matrix_tasks(versions or version_names(), task_args or {})
+    stale = stale_logs(log_dir, tasks)
+    if stale:
+        raise PrerequisiteError(
+            f"{log_dir} holds {len(stale)} run(s) of other cases or prompts ({stale[0]}); "
+            "resuming would mix them with these: give a new --log-dir"
+        )
     success, _ = eval_set(
-        tasks=matrix_tasks(versions or version_names(), task_args or {}),
+        tasks=tasks,
         model=list(models),
         log_dir=log_dir,
         epochs=epochs,

@@ -59,7 +59,7 @@ def _header(report: Report) -> Section:
 
 
 def _gate(gate: GateResult) -> Section:
-    status = "PASSED" if gate.passed else "FAILED"
+    status = gate.status
     bullets = [f"FAIL: {v.reason}" for v in gate.violations]
     bullets += [f"allowed: {v.reason}" for v in gate.allowed]
     bullets += [f"judge failures: {line}" for line in gate.failures]
@@ -70,7 +70,9 @@ def _gate(gate: GateResult) -> Section:
         lines=[
             "The gate fails when a pinned case is wrong on the version that fixed it or on "
             "the newest version, or when the newest version breaks a case the version before "
-            "it got right with the same judge model."
+            "it got right with the same judge model. It is incomplete, which fails too, when "
+            "a run has errored samples (the provider failed, not the judge) or is unfinished, "
+            "or lacks a pinned case its case set holds."
         ],
         bullets=bullets or ["nothing to report"],
     )
@@ -83,6 +85,7 @@ def _summary(report: Report) -> Section:
             s.version,
             s.model,
             f"{s.cases}, {s.case_epochs // s.cases} epochs each" if several else str(s.cases),
+            str(s.errored),
             f"{s.failures} (rate {interval(s.failure_rate)})",
             interval(s.accuracy),
             interval(s.balanced_accuracy),
@@ -95,13 +98,16 @@ def _summary(report: Report) -> Section:
         ]
         for s in report.summaries
     ]
-    columns = ["Version", "Model", "Cases", "Judge failures", "Accuracy", "Balanced acc."]
+    columns = ["Version", "Model", "Cases scored", "Errored samples", "Judge failures"]
+    columns += ["Accuracy", "Balanced acc."]
     columns += ["Precision", "Recall", "F1", "Kappa", "Claim precision", "Claim recall"]
     return Section(
         title="By version and model",
         key="summary",
         lines=[
-            "Each figure with its 95 % interval. Accuracy counts a judge failure as wrong; "
+            "Each figure with its 95 % interval, over the scored cases: an errored sample (the "
+            "provider failed, not the judge) is in no figure and makes the gate incomplete. "
+            "Accuracy counts a judge failure as wrong; "
             "the confusion-table figures (balanced accuracy, precision, recall and F1 for "
             "'ungrounded', kappa) are over the cases the judge answered."
         ],

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from comparison.load import Runs
+from comparison.load import LogsError, Runs
 from comparison.stats import Interval, Statistic, bootstrap, mcnemar_exact, wilson
 from scorers.stats import Confusion
 
@@ -51,6 +51,8 @@ class RunSummary:
     model: str
     cases: int
     case_epochs: int
+    errored: int
+    """Samples that errored (the provider failed, not the judge): in no figure."""
     failures: int
     """Judge failures, counted over case-epochs."""
     failure_rate: Interval
@@ -104,7 +106,9 @@ class Transition:
     before: str
     after: str
     shared: int
-    """Cases both versions ran."""
+    """Cases both versions scored with identical content."""
+    changed: list[str]
+    """Cases both versions scored whose content differs between the runs: not compared."""
     fixed: list[Flip]
     broken: list[Flip]
     p_value: float
@@ -120,7 +124,9 @@ class PinnedCheck:
     model: str
     version: str
     right: bool | None
-    """None when the version's log does not hold the case."""
+    """None when the version's log has no score for the case."""
+    in_case_sets: bool
+    """Whether any compared run's case set holds the case; if none does, it is not missing."""
     verdict: str | None
     gating: bool
     """Whether the gate requires it: on the version that fixed it, and on the newest."""
@@ -128,6 +134,11 @@ class PinnedCheck:
     @property
     def holds(self) -> bool:
         return self.right is True
+
+    @property
+    def missing(self) -> bool:
+        """In the case set but not scored in this run: the comparison is incomplete."""
+        return self.right is None and self.in_case_sets
 
 
 @dataclass(frozen=True)
@@ -199,6 +210,7 @@ def per_case(samples: pd.DataFrame) -> pd.DataFrame:
     )
     grouped = rows.groupby(["version", "model", "case"], sort=False)
     cases = grouped[["agree", "failure", "gold_ungrounded", *_TOTALS]].mean()
+    cases["case_hash"] = grouped["case_hash"].first()
     cases["category"] = grouped["category"].first()
     cases["epochs"] = grouped.size()
     cases["failed_epochs"] = grouped["failure"].sum()
@@ -208,7 +220,9 @@ def per_case(samples: pd.DataFrame) -> pd.DataFrame:
     return cases.reset_index()
 
 
-def _summary(version: str, model: str, group: pd.DataFrame, n_boot: int, seed: int) -> RunSummary:
+def _summary(
+    version: str, model: str, group: pd.DataFrame, errored: int, n_boot: int, seed: int
+) -> RunSummary:
     n = len(group)
     totals = group[_TOTALS].to_numpy(dtype=float)
     t = totals.sum(axis=0)
@@ -221,6 +235,7 @@ def _summary(version: str, model: str, group: pd.DataFrame, n_boot: int, seed: i
         model=model,
         cases=n,
         case_epochs=int(group["epochs"].sum()),
+        errored=errored,
         failures=int(group["failed_epochs"].sum()),
         failure_rate=wilson(group["failure"].sum(), n),
         accuracy=wilson(group["agree"].sum(), n),
@@ -255,13 +270,16 @@ def _transition(
 ) -> Transition:
     def run(version: str) -> pd.DataFrame:
         rows = cases[(cases["version"] == version) & (cases["model"] == model)]
-        return rows.set_index("case")[["category", "agree", "right", "verdict"]]
+        return rows.set_index("case")[["case_hash", "category", "agree", "right", "verdict"]]
 
-    pair = (
+    both = (
         run(before)
         .merge(run(after), left_index=True, right_index=True, suffixes=("_a", "_b"))
         .sort_index()
     )
+    # A case whose content changed is another case under the same id: never a flip.
+    same = both["case_hash_a"] == both["case_hash_b"]
+    pair = both[same]
 
     def flips(mask: pd.Series) -> list[Flip]:
         return [
@@ -282,6 +300,7 @@ def _transition(
         before=before,
         after=after,
         shared=len(pair),
+        changed=[str(case) for case in both.index[~same]],
         fixed=fixed,
         broken=broken,
         p_value=mcnemar_exact(len(fixed), len(broken)),
@@ -293,6 +312,7 @@ def _transition(
 
 def _pinned(runs: Runs, cases: pd.DataFrame) -> list[PinnedCheck]:
     indexed = cases.set_index(["version", "model", "case"])
+    in_case_sets = {case for case_set in runs.case_sets.values() for case in case_set}
     newest = runs.versions[-1]
     # Manifest order; a version the manifest does not know is taken to come after them all.
     rank = {v: i for i, v in enumerate(runs.pinned)}
@@ -311,6 +331,7 @@ def _pinned(runs: Runs, cases: pd.DataFrame) -> list[PinnedCheck]:
                             model=model,
                             version=version,
                             right=bool(indexed.at[key, "right"]) if found else None,
+                            in_case_sets=case in in_case_sets,
                             verdict=str(indexed.at[key, "verdict"]) if found else None,
                             gating=version in (fixed_by, newest),
                         )
@@ -349,6 +370,18 @@ def _stability(
     return summaries, unstable
 
 
+def _require_common_cases(runs: Runs, model: str, before: str, after: str) -> None:
+    """Two runs to compare must hold at least one identical case, or the pairing is empty."""
+    a, b = runs.case_sets.get((before, model)), runs.case_sets.get((after, model))
+    if a is None or b is None:
+        return
+    if not set(a.items()) & set(b.items()):
+        what = "no case id" if not set(a) & set(b) else "no case with identical content"
+        raise LogsError(
+            f"the {before} and {after} runs with {model} have {what} in common: nothing to compare"
+        )
+
+
 def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
     cases = per_case(runs.samples)
     order = {v: i for i, v in enumerate(runs.versions)}
@@ -356,7 +389,11 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
         ["version", "model", "case"], key=lambda s: s.map(order) if s.name == "version" else s
     ).reset_index(drop=True)
     runs_grouped = list(cases.groupby(["version", "model"], sort=False))
-    summaries = [_summary(str(v), str(m), group, resamples, seed) for (v, m), group in runs_grouped]
+    errored = {(str(r.version), str(r.model)): int(r.errored) for r in runs.logs.itertuples()}
+    summaries = [
+        _summary(str(v), str(m), group, errored[(str(v), str(m))], resamples, seed)
+        for (v, m), group in runs_grouped
+    ]
     categories = [
         CategoryAccuracy(
             version=str(v),
@@ -373,6 +410,9 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
     ]
     confusions.sort(key=lambda c: (order[c.version], c.model))
     present = set(zip(cases["version"], cases["model"], strict=True))
+    for model in runs.models:
+        for before, after in zip(runs.versions, runs.versions[1:], strict=False):
+            _require_common_cases(runs, model, before, after)
     transitions = [
         _transition(model, before, after, cases, resamples, seed)
         for model in runs.models

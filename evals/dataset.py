@@ -140,8 +140,7 @@ def case_to_sample(case: Case) -> Sample:
     )
 
 
-def judge_dataset(path: str | Path = DEFAULT_CASES) -> MemoryDataset:
-    cases = load_cases(path)
+def cases_dataset(cases: list[Case], path: str | Path = DEFAULT_CASES) -> MemoryDataset:
     return MemoryDataset(
         [case_to_sample(c) for c in cases], name=Path(path).stem, location=str(path)
     )

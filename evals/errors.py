@@ -1,7 +1,8 @@
 """Errors caused by the user's input (case files, task options), not by the code."""
 
-from inspect_ai._util.error import PrerequisiteError
 from rich.markup import escape
+
+from evals.inspect_internals import PrerequisiteError
 
 
 class InputError(PrerequisiteError):

@@ -10,10 +10,11 @@ from inspect_ai import Task, task
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from evals.case_schema import Case
-from evals.dataset import DEFAULT_CASES, judge_dataset
+from evals.dataset import DEFAULT_CASES, cases_dataset, load_cases
 from evals.errors import InputError
-from evals.judge_call import judge_generate
-from evals.prompt_versions import PromptVersion, load_prompt_version
+from evals.fingerprint import case_hash, case_set_hash, sha256
+from evals.judge_call import check_constrained, judge_generate
+from evals.prompt_versions import PromptVersion, load_prompt_version, manifest_record
 from evals.render import judge_messages
 from scorers.review import REVIEW_VIEWER, review
 from scorers.verdict_scorer import verdict_agreement
@@ -30,46 +31,71 @@ def render_for_judge(version: PromptVersion) -> Solver:
     return solve
 
 
+# Bump when the scoring or the case schema changes: logs of different task versions do not
+# measure the same thing.
+TASK_VERSION = 2
+# The share of samples that may error (an outage, not a verdict) before the run stops.
+DEFAULT_FAIL_ON_ERROR = 0.1
+
+
 @task
 def judge_groundedness(
-    prompt_version: str = "v3",
+    prompt_version: str | None = None,
     dataset: str = str(DEFAULT_CASES),
-    constrained: bool | None = None,
+    constrained: bool | str | None = None,
+    fail_on_error: bool | float = DEFAULT_FAIL_ON_ERROR,
     **unknown: Any,
 ) -> Task:
     """Judge every case with one prompt version and score the verdicts against gold.
 
     Args:
-        prompt_version: A version in prompts/judge_groundedness/manifest.toml.
+        prompt_version: A version in prompts/judge_groundedness/manifest.toml (default: the
+            manifest's current version).
         dataset: A JSON Lines case file, or a folder of them.
-        constrained: Ask the judge for the verdict JSON schema (constrained decoding where the
-            provider supports it). Default: on for the in-process gguf/ provider, off otherwise.
+        constrained: Ask the judge for the verdict JSON schema: true as the provider's
+            structured-output request, json_object inside an OpenAI json_object response
+            format (llama-cpp-python's server), false not at all. Default: on for the
+            in-process gguf/ provider, off otherwise.
+        fail_on_error: A sample whose judge could not be reached errors (it is not scored,
+            and `inspect eval-retry` judges it again); the run stops once more than this
+            share of samples errored (true: on the first, false: never).
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
     if unknown:
         raise InputError(
             [f"-T {name}: not an option of judge_groundedness" for name in unknown]
-            + ["options: prompt_version, dataset, constrained"]
+            + ["options: prompt_version, dataset, constrained, fail_on_error"]
         )
     # `-T prompt_version=v1,v2` arrives as a list: one task runs one version (judge-matrix
     # runs several).
     for name, value in (("prompt_version", prompt_version), ("dataset", dataset)):
-        if not isinstance(value, str):
+        if value is not None and not isinstance(value, str):
             raise InputError([f"-T {name}={value!r}: give one {name}, not a list"])
+    if not isinstance(fail_on_error, bool | float | int):
+        raise InputError([f"-T fail_on_error={fail_on_error!r}: give a share, true or false"])
+    schema = check_constrained(constrained)
     version = load_prompt_version(prompt_version)
+    cases = load_cases(Path(dataset))
+    hashes = {case.id: case_hash(case) for case in cases}
     return Task(
-        dataset=judge_dataset(Path(dataset)),
-        solver=[render_for_judge(version), judge_generate(constrained)],
+        dataset=cases_dataset(cases, Path(dataset)),
+        solver=[render_for_judge(version), judge_generate(schema)],
         # review restates verdict_agreement's score, so it runs second.
         scorer=[verdict_agreement(), review()],
         viewer=REVIEW_VIEWER,
+        fail_on_error=fail_on_error,
+        version=TASK_VERSION,
         metadata={
             "prompt_version": version.name,
             "prompt_date": version.date.isoformat() if version.date else None,
             "prompt_changed": version.changed,
+            "prompt_sha256": sha256(version.instructions),
             "motivating_cases": version.motivating_cases,
             "render_contract": version.render.model_dump(),
-            "constrained": "auto" if constrained is None else constrained,
+            "manifest": manifest_record(),
+            "constrained": "auto" if schema is None else schema,
+            "case_set_sha256": case_set_hash(hashes),
+            "case_sha256": hashes,
         },
     )

@@ -64,8 +64,21 @@ def version_names() -> list[str]:
     return list(load_manifest().versions)
 
 
-def load_prompt_version(name: str) -> PromptVersion:
+def manifest_record() -> dict[str, object]:
+    """What a log keeps of the manifest it ran with, so its history never reads today's."""
     manifest = load_manifest()
+    return {
+        "prompt": manifest.prompt,
+        "current": manifest.current,
+        "versions": list(manifest.versions),
+        "pinned": {name: entry.motivating_cases for name, entry in manifest.versions.items()},
+    }
+
+
+def load_prompt_version(name: str | None = None) -> PromptVersion:
+    """A version by name; the manifest's current version when none is named."""
+    manifest = load_manifest()
+    name = manifest.current if name is None else name
     entry = manifest.versions.get(name)
     if entry is None:
         valid = ", ".join(manifest.versions)

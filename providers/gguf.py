@@ -44,26 +44,16 @@ from inspect_ai.model import (
     ChatMessageUser,
     GenerateConfig,
     ModelAPI,
+    ModelCall,
     ModelOutput,
     ModelUsage,
     ResponseSchema,
     StopReason,
     modelapi,
 )
-from inspect_ai.model._model_call import ModelCall
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-try:
-    from inspect_ai._util.error import PrerequisiteError
-except ImportError:  # pragma: no cover - private module moved in a future Inspect
-
-    class PrerequisiteError(Exception):  # type: ignore[no-redef]
-        """Fallback with the same shape as Inspect's (a message shown without traceback)."""
-
-        def __init__(self, message: str) -> None:
-            super().__init__(message)
-            self.message = message
-
+from evals.inspect_internals import PrerequisiteError
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -408,7 +398,7 @@ def reset_perf(llm: Llama) -> None:
     try:
         import llama_cpp
 
-        llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
+        llama_cpp.llama_perf_context_reset(llm.ctx)
     except (AttributeError, ImportError):  # pragma: no cover - llama-cpp-python internals moved
         pass
 
@@ -422,7 +412,7 @@ def perf_counters(llm: Llama) -> dict[str, float] | None:
     try:
         import llama_cpp
 
-        data = llama_cpp.llama_perf_context(llm._ctx.ctx)
+        data = llama_cpp.llama_perf_context(llm.ctx)
     except (AttributeError, ImportError):  # pragma: no cover - llama-cpp-python internals moved
         return None
     return {

@@ -44,6 +44,20 @@ Fault = Literal[
 
 # Calls per case id, across runs in this process: what a resumed run paid for again.
 CALLS: Counter[str] = Counter()
+# Outage faults (rate limit ... local crash, timeout) stop once this variable is set, as a
+# real outage ends: `eval_retry` rebuilds the judge from the log, faults and all.
+OUTAGE_OVER = "FAULTY_JUDGE_OUTAGE_OVER"
+OUTAGE_FAULTS: frozenset[Fault] = frozenset(
+    {
+        "rate limit",
+        "connection dropped",
+        "server error",
+        "bad request",
+        "key echoed",
+        "local crash",
+        "timeout",
+    }
+)
 
 _REQUEST = httpx2.Request("POST", "https://api.openai.example/v1/chat/completions")
 
@@ -109,7 +123,7 @@ class FaultyJudge(ModelAPI):
         case_id = case_id_shown(input)
         CALLS[case_id] += 1
         fault = self.faults.get(case_id)
-        if fault is None:
+        if fault is None or (fault in OUTAGE_FAULTS and os.environ.get(OUTAGE_OVER)):
             return mock_output(gold_reply(case_id))
         _raise(fault, CALLS[case_id])
         if fault == "timeout":

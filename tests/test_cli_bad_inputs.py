@@ -95,7 +95,7 @@ ROWS: dict[str, Row] = {
         ["-T", "promt_version=v2"],
         lambda p: [
             "-T promt_version: not an option of judge_groundedness",
-            "options: prompt_version, dataset, constrained",
+            "options: prompt_version, dataset, constrained, fail_on_error",
         ],
     ),
     "unknown prompt version": (

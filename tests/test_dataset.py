@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from evals.dataset import DEFAULT_CASES, case_to_sample, judge_dataset, load_cases
+from evals.dataset import DEFAULT_CASES, case_to_sample, cases_dataset, load_cases
 from evals.errors import InputError
 
 FIXTURES = Path("tests/fixtures/cases.jsonl")
@@ -42,8 +42,8 @@ def test_dates_read_back_as_written() -> None:
 
 def test_dataset_option_accepts_a_file_or_a_folder(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text(FIXTURES.read_text(encoding="utf-8"), encoding="utf-8")
-    assert [s.id for s in judge_dataset(tmp_path)] == ["t-conv", "t-price", "t-silence"]
-    assert len(judge_dataset(FIXTURES)) == 3
+    assert [s.id for s in cases_dataset(load_cases(tmp_path))] == ["t-conv", "t-price", "t-silence"]
+    assert len(cases_dataset(load_cases(FIXTURES))) == 3
 
 
 def mutate(change: str) -> str:

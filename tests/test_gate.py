@@ -24,8 +24,9 @@ def gate(
     rows: list[dict[str, object]],
     allow: set[str] | None = None,
     status: dict[tuple[str, str], str] | None = None,
+    errored: dict[tuple[str, str], int] | None = None,
 ) -> GateResult:
-    report = build_report(runs(rows, PINNED, status), resamples=50)
+    report = build_report(runs(rows, PINNED, status, errored), resamples=50)
     return evaluate(report, allow or set())
 
 
@@ -49,11 +50,36 @@ def test_pinned_case_wrong_on_the_version_that_claims_it_fails() -> None:
     ]
 
 
-def test_pinned_case_missing_from_the_newest_log_fails() -> None:
-    result = gate(history({"p-3": -1}))
+def test_pinned_case_unscored_in_the_newest_run_makes_it_incomplete() -> None:
+    result = gate(history({"p-3": -1}), allow={"p-3"})
+    assert result.status == "INCOMPLETE"
     assert [v.reason for v in result.violations] == [
-        "pinned case p-3 (fixed by v3) is not in the v3 log with m"
+        "incomplete: pinned case p-3 (fixed by v3) has no result in the v3 run with m; "
+        "complete it with `inspect eval-retry v3-m.eval` or by running the same judge-matrix "
+        "again"
     ]
+
+
+def test_pinned_case_in_no_case_set_is_shown_and_fails_nothing() -> None:
+    rows = [r for r in history() if r["case"] != "p-3"]
+    result = gate(rows)
+    assert result.passed
+    report = build_report(runs(rows, PINNED), resamples=50)
+    p3 = [c for c in report.pinned if c.case == "p-3"]
+    assert p3 and all(c.right is None and not c.missing for c in p3)
+
+
+def test_errored_samples_make_the_run_incomplete_never_a_broken_case() -> None:
+    # v3 scored x-1 wrong would be a regression; with x-1 errored instead, v3 knows nothing.
+    rows = [r for r in history() if not (r["version"] == "v3" and r["case"] == "x-1")]
+    result = gate(rows, allow={"x-1"}, errored={("v3", "m"): 1})
+    assert result.status == "INCOMPLETE"
+    assert [v.reason for v in result.violations] == [
+        "incomplete: v3 with m has 1 errored sample(s), not scored (the provider failed); "
+        "complete it with `inspect eval-retry v3-m.eval` or by running the same judge-matrix "
+        "again"
+    ]
+    assert not [v for v in result.violations if "breaks" in v.reason]
 
 
 def test_a_judge_failure_breaks_the_case_and_is_listed() -> None:
@@ -78,13 +104,15 @@ def test_allowed_cases_pass_and_unused_allows_are_named() -> None:
 def test_unfinished_or_missing_newest_run_fails_and_cannot_be_allowed() -> None:
     result = gate(history(), allow={"p-2", "p-3", "x-1"}, status={("v3", "m"): "error"})
     assert [v.reason for v in result.violations] == [
-        "v3 has an unfinished run (log status 'error') with m"
+        "incomplete: v3 with m has an unfinished run (log status 'error'); complete it with "
+        "`inspect eval-retry v3-m.eval` or by running the same judge-matrix again"
     ]
     other_model = [{**r, "model": "n"} for r in history() if r["version"] != "v3"]
     result = gate(history() + other_model)
-    assert result.violations[0].reason == "v3 has no run with n"
+    assert result.violations[0].reason == "incomplete: v3 has no run with n"
     # Its pinned cases are then missing from v3 as well, and said so.
     assert {v.reason for v in result.violations[1:]} == {
-        f"pinned case {case} (fixed by {fixed_by}) is not in the v3 log with n"
+        f"incomplete: pinned case {case} (fixed by {fixed_by}) has no result in the v3 run "
+        "with n; complete it by running the same judge-matrix again"
         for case, fixed_by in [("p-2", "v2"), ("p-3", "v3")]
     }

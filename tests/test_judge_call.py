@@ -7,7 +7,7 @@ from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 
 from evals.dataset import load_cases
-from evals.judge_call import VERDICT_SCHEMA, use_schema
+from evals.judge_call import VERDICT_SCHEMA, schema_mode
 from tests.scripted_judge import echo_gold, scripted_judge
 
 FIXTURES = "tests/fixtures/cases.jsonl"
@@ -16,17 +16,18 @@ FIXTURES = "tests/fixtures/cases.jsonl"
 @pytest.mark.parametrize(
     ("constrained", "model", "expected"),
     [
-        (None, "gguf/smollm2-135m", True),
-        (None, "openai/gpt-4o-mini", False),
-        (None, "mockllm/model", False),
-        (False, "gguf/smollm2-135m", False),
-        (True, "openai/gpt-4o-mini", True),
+        (None, "gguf/smollm2-135m", "json_schema"),
+        (None, "openai/gpt-4o-mini", "off"),
+        (None, "mockllm/model", "off"),
+        (False, "gguf/smollm2-135m", "off"),
+        (True, "openai/gpt-4o-mini", "json_schema"),
+        ("json_object", "openai-api/local/m", "json_object"),
     ],
 )
 def test_schema_is_on_for_constrained_decoding_providers(
-    constrained: bool | None, model: str, expected: bool
+    constrained: bool | str | None, model: str, expected: str
 ) -> None:
-    assert use_schema(constrained, model) is expected
+    assert schema_mode(constrained, model) == expected  # type: ignore[arg-type]
 
 
 def test_schema_states_the_verdict_shape() -> None:

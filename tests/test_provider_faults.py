@@ -11,29 +11,37 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tests.fault_judge import CALLS, Fault
+from comparison.cli import run as compare
+from tests.fault_judge import CALLS, OUTAGE_OVER, Fault
 from tests.scripted_judge import mock_output
 from tests.synthetic_cases import case_id_shown, gold_reply, write_cases
 
 TASK = "evals/judge_groundedness.py"
 SENTINEL_KEY = "sk-sentinel-0123456789abcdef"
 
-# What the verdict scorer must say for each fault, and how many calls the fault may cost.
-EXPECTED: dict[Fault, tuple[str, int]] = {
-    "rate limit": ("provider error: RateLimitError: Rate limit reached", 2),
-    "connection dropped": ("provider error: APIConnectionError: Connection error.", 2),
-    "server error": ("provider error: InternalServerError: The server had an error", 2),
-    "bad request": ("provider error: BadRequestError: Invalid 'messages': too long", 1),
+# Outages: the sample errors, unscored, its error naming the cause; the calls it may cost.
+OUTAGES: dict[Fault, tuple[str, int]] = {
+    "rate limit": ("RateLimitError: HTTP 429: Rate limit reached", 2),
+    "connection dropped": ("APIConnectionError: Connection error.", 2),
+    "server error": ("InternalServerError: HTTP 500: The server had an error", 2),
+    "bad request": ("BadRequestError: HTTP 400: Invalid 'messages': too long", 1),
     "key echoed": ("Incorrect API key provided: [OPENAI_API_KEY redacted]", 1),
-    "local crash": ("provider error: ValueError: llama_decode returned -1", 1),
-    "timeout": ("provider error: AttemptTimeoutError: attempt_timeout '1' exceeded", 2),
-    "empty reply": ("empty reply", 1),
-    "refusal": ("refusal", 1),
-    "cut off": ("cut off at the token limit", 1),
-    "prose": ("no complete JSON object", 1),
+    "local crash": ("ValueError: llama_decode returned -1", 1),
+    "timeout": ("AttemptTimeoutError", 2),
 }
-FAILURES = len(EXPECTED)
-CASES = 3 * FAILURES
+# The judge's own behaviour: scored, as a judge failure that says why.
+JUDGE_FAILURES: dict[Fault, str] = {
+    "empty reply": "empty reply",
+    "refusal": "refusal",
+    "cut off": "cut off at the token limit",
+    "prose": "no complete JSON object",
+}
+CASES = 3 * (len(OUTAGES) + len(JUDGE_FAILURES))
+
+
+@pytest.fixture(autouse=True)
+def outage_in_progress() -> None:
+    """Each test starts with no calls counted and the faulty judge's outage not yet over."""
 
 
 def verdict(sample: EvalSample) -> tuple[dict[str, float], str, str, dict[str, object]]:
@@ -48,53 +56,100 @@ def metrics(log: EvalLog) -> dict[str, float]:
     return {name: m.value for name, m in scores.metrics.items()}
 
 
-def test_every_fault_is_a_named_judge_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", SENTINEL_KEY)
-    ids = write_cases(tmp_path / "cases.jsonl", CASES)
-    faults: dict[str, Fault] = dict(zip(ids, EXPECTED, strict=False))
-    recovers = ids[FAILURES]
-    faults[recovers] = "rate limit, then answers"
-    CALLS.clear()
-
+def faulty_run(tmp_path: Path, faults: dict[str, Fault], log_dir: str) -> EvalLog:
     (log,) = eval(
         TASK,
-        task_args={"dataset": str(tmp_path / "cases.jsonl")},
+        task_args={"dataset": str(tmp_path / "cases.jsonl"), "fail_on_error": 0.5},
         model=get_model("faulty_judge/flaky", faults=faults),
-        log_dir=str(tmp_path / "logs"),
+        log_dir=str(tmp_path / log_dir),
         display="none",
         max_retries=1,
         attempt_timeout=1,
         # Inspect then raises the refusal instead of returning it; it must read the same.
         fail_on_refusal=True,
     )
+    return log
 
+
+def test_outages_error_the_sample_and_judge_failures_are_scored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SENTINEL_KEY)
+    ids = write_cases(tmp_path / "cases.jsonl", CASES)
+    faults: dict[str, Fault] = dict(zip(ids, [*OUTAGES, *JUDGE_FAILURES], strict=False))
+    recovers = ids[len(faults)]
+    faults[recovers] = "rate limit, then answers"
+
+    log = faulty_run(tmp_path, faults, "logs")
+
+    # Under the error threshold the run completes; what errored is listed, not scored.
     assert log.status == "success", log.error
     assert log.samples is not None and len(log.samples) == CASES
     for sample in log.samples:
-        value, answer, explanation, metadata = verdict(sample)
         fault = faults.get(str(sample.id))
-        if fault in EXPECTED:
-            reason, calls = EXPECTED[fault]
+        if fault in OUTAGES:
+            cause, calls = OUTAGES[fault]
+            assert sample.error is not None and not sample.scores, fault
+            assert cause in sample.error.message, sample.error.message
+            assert SENTINEL_KEY not in sample.error.message + sample.error.traceback
+            assert CALLS[str(sample.id)] == calls, fault
+            continue
+        value, answer, explanation, metadata = verdict(sample)
+        assert sample.error is None
+        if fault in JUDGE_FAILURES:
             assert value["judge_failure"] == 1 and value["agree"] == 0, fault
             assert math.isnan(value["judge_ungrounded"]), fault
-            assert answer == "judge failure"
+            assert answer == "judge failure" and metadata["verdict"] is None
+            reason = JUDGE_FAILURES[fault]
             assert reason in str(metadata["failure"]) and reason in explanation, explanation
-            assert metadata["verdict"] is None
-            assert CALLS[str(sample.id)] == calls, fault
         else:
             # Inspect's own retry absorbed the transient error: a verdict, read and agreeing.
             assert value["judge_failure"] == 0 and value["agree"] == 1, sample.id
             assert CALLS[str(sample.id)] == (2 if sample.id == recovers else 1)
-        assert SENTINEL_KEY not in explanation
 
+    # Metrics are over the scored samples: the outages are in none of them.
+    scored = CASES - len(OUTAGES)
     m = metrics(log)
-    assert m["judge_failure_rate"] == pytest.approx(FAILURES / CASES)
-    assert m["verdict_accuracy"] == pytest.approx(1 - FAILURES / CASES)
+    assert m["judge_failure_rate"] == pytest.approx(len(JUDGE_FAILURES) / scored)
+    assert m["verdict_accuracy"] == pytest.approx(1 - len(JUDGE_FAILURES) / scored)
     assert m["cohen_kappa"] == 1.0, "failures must not enter the confusion table"
+    assert log.results is not None and log.results.completed_samples == scored
     assert log.eval.model_args["faults"] == faults
-    assert set(EXPECTED) | {"rate limit, then answers", "interrupt once"} == set(get_args(Fault))
+    assert set(OUTAGES) | set(JUDGE_FAILURES) | {"rate limit, then answers", "interrupt once"} == (
+        set(get_args(Fault))
+    )
+
+
+def test_eval_retry_judges_exactly_the_errored_samples_and_equals_a_clean_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = write_cases(tmp_path / "cases.jsonl", CASES)
+    faults: dict[str, Fault] = dict(zip(ids, [*OUTAGES, *JUDGE_FAILURES], strict=False))
+    outages = {case for case, fault in faults.items() if fault in OUTAGES}
+    faulty = faulty_run(tmp_path, faults, "logs")
+    assert {str(s.id) for s in faulty.samples or [] if s.error} == outages
+
+    # The gate blames no version for the outage: the comparison is incomplete.
+    out = tmp_path / "report"
+    status = compare([str(tmp_path / "logs"), "--out", str(out), "--quiet"])
+    text = (out / "report.md").read_text(encoding="utf-8")
+    assert status == 1 and "## Gate: INCOMPLETE" in text
+    assert f"has {len(outages)} errored sample(s)" in text
+    assert "inspect eval-retry" in text and " breaks syn-" not in text
+
+    monkeypatch.setenv(OUTAGE_OVER, "1")
+    before = CALLS.copy()
+    (retried,) = eval_retry(faulty.location, log_dir=str(tmp_path / "logs"), display="none")
+
+    assert set(CALLS - before) == outages, "eval-retry must judge the errored samples, only"
+    assert retried.status == "success" and retried.samples is not None
+    assert not [s for s in retried.samples if s.error]
+    clean = faulty_run(tmp_path, faults, "clean")
+    assert metrics(retried) == metrics(clean)
+    assert {str(s.id): verdict(s)[0] for s in retried.samples} == {
+        str(s.id): verdict(s)[0] for s in clean.samples or []
+    }
+    assert compare([str(tmp_path / "logs"), "--out", str(out), "--quiet"]) == 0
 
 
 def test_stopped_eval_set_resumes_without_paying_twice(tmp_path: Path) -> None:

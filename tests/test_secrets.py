@@ -99,11 +99,14 @@ def written_texts(root: Path) -> Iterator[tuple[str, bytes]]:
 
 
 def failures(log_dir: Path) -> dict[str, str]:
+    """Per sample: the sample error (an outage), else the judge failure, else "None"."""
     (path,) = log_dir.glob("*.eval")
     log = read_eval_log(path)
-    assert log.status == "success" and log.samples
+    assert log.samples
     return {
-        str(s.id): str((s.scores or {})["verdict_agreement"].metadata.get("failure"))  # type: ignore[union-attr]
+        str(s.id): s.error.message
+        if s.error
+        else str((s.scores or {})["verdict_agreement"].metadata.get("failure"))  # type: ignore[union-attr]
         for s in log.samples
     }
 
@@ -125,8 +128,11 @@ def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> No
     for folder in ("home", "tmp"):
         (written / folder).mkdir(parents=True)
     options = {
-        "openai": ["--model", "openai/gpt-4o-mini"],
-        "mockllm": ["--model", "mockllm/model", "-M", "custom_outputs=broken"],
+        "openai": ["--model", "openai/gpt-4o-mini", "-T", "fail_on_error=0.5"],
+        "mockllm": [
+            *("--model", "mockllm/model", "-M", "custom_outputs=broken"),
+            *("-T", "fail_on_error=false"),
+        ],
         "bad option": ["--model", "openai/gpt-4o-mini", "-T", "prompt_version=v9"],
     }
     logs = {name: written / "logs" / name for name in options}
@@ -145,11 +151,11 @@ def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> No
     assert openai_run.returncode == 0, openai_run.stdout + openai_run.stderr
     assert set(FakeOpenAI.authorizations) == {f"Bearer {SENTINELS['OPENAI_API_KEY']}"}
     seen = failures(logs["openai"])
-    assert "provider error: BadRequestError: Error code: 400" in seen.pop(REFUSED)
+    assert "judge unreachable: BadRequestError: Error code: 400" in seen.pop(REFUSED)
     assert set(seen.values()) == {"None"} and len(seen) == len(ids) - 1
     assert mockllm_run.returncode == 0, mockllm_run.stdout + mockllm_run.stderr
     assert all(
-        f.startswith("provider error: ValueError") for f in failures(logs["mockllm"]).values()
+        f.startswith("judge unreachable: ValueError") for f in failures(logs["mockllm"]).values()
     )
     assert bad_option.returncode != 0 and "valid versions: v1, v2, v3" in bad_option.stdout
 

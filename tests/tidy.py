@@ -21,6 +21,7 @@ def row(
         "version": version,
         "model": model,
         "case": case,
+        "case_hash": f"hash-{case}",
         "category": case.split("-")[0],
         "epoch": epoch,
         "gold_ungrounded": float(gold),
@@ -38,8 +39,11 @@ def runs(
     rows: list[dict[str, object]],
     pinned: dict[str, list[str]] | None = None,
     status: dict[tuple[str, str], str] | None = None,
+    errored: dict[tuple[str, str], int] | None = None,
 ) -> Runs:
-    """Runs of the rows; every (version, model) log succeeded unless `status` says not."""
+    """Runs of the rows; every (version, model) log succeeded unless `status` says not, and
+    had no errored sample unless `errored` counts some. Each run's case set is every case
+    the rows name for its model: a case a run has no row for was not scored there."""
     samples = pd.DataFrame(rows)
     pairs = sorted(set(zip(samples["version"], samples["model"], strict=True)))
     status = status or {}
@@ -52,8 +56,14 @@ def runs(
                 "log": [f"{v}-{m}.eval" for v, m in pairs],
                 "status": [status.get(p, "success") for p in pairs],
                 "epochs": [1 for _ in pairs],
+                "errored": [(errored or {}).get(p, 0) for p in pairs],
             }
         ),
+        case_sets={
+            (v, m): dict(zip(cases["case"], cases["case_hash"], strict=True))
+            for v, m in pairs
+            for cases in [samples[samples["model"] == m]]
+        },
         versions=sorted({v for v, _ in pairs}),
         models=sorted({m for _, m in pairs}),
         pinned=pinned or {"v1": [], "v2": [], "v3": []},
