@@ -55,6 +55,8 @@ _EVAL_COLUMNS = [
     EvalColumn("status", path="status", required=True),
     EvalColumn("created", path="eval.created", required=True),
     EvalColumn("epochs", path="eval.config.epochs"),
+    EvalColumn("completed", path="results.completed_samples"),
+    EvalColumn("finished", path="stats.completed_at"),
 ]
 # Read from each chosen log's header: what the run measured, as the task recorded it.
 _MEASURED = ("case_sha256", "manifest")
@@ -103,7 +105,14 @@ def _choose_logs(evals: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
     """
     chosen = []
     for (version, model), group in evals.groupby(["version", "model"], sort=False):
-        ranked = group.assign(ok=group["status"] == "success").sort_values(["ok", "created"])
+        # By when the run finished: a retry keeps its original's creation time. Timestamps
+        # have whole seconds, so a retry finished within the second of its original is told
+        # apart by the samples it completed.
+        ranked = group.assign(
+            ok=group["status"] == "success",
+            done=group["completed"].fillna(0),
+            at=group["finished"].fillna("").astype(str),
+        ).sort_values(["ok", "at", "done"])
         best = ranked.iloc[-1]
         if not best["ok"]:
             notes.append(

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from inspect_ai import Task, eval_set
-from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai import Task, eval_retry, eval_set
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, get_model
 from inspect_ai.util import DisplayType
 from rich.text import Text
@@ -76,7 +76,7 @@ def run_matrix(
             f"{log_dir} holds {len(stale)} run(s) of other cases or prompts ({stale[0]}); "
             "resuming would mix them with these: give a new --log-dir"
         )
-    success, _ = eval_set(
+    success, logs = eval_set(
         tasks=tasks,
         model=list(models),
         log_dir=log_dir,
@@ -85,7 +85,27 @@ def run_matrix(
         max_connections=max_connections,
         display=display,
     )
+    # Under the task's error threshold a run succeeds with its errored samples unscored, and
+    # an eval set takes a successful run as done: judge exactly those samples again.
+    pending = [log for log in logs if _errored_samples(log)]
+    if pending:
+        # By file: the logs an eval set returns are headers, and a retry of a header alone
+        # would judge every sample again.
+        retried = eval_retry(
+            [log.location for log in pending],
+            log_dir=log_dir,
+            max_connections=max_connections,
+            display=display,
+        )
+        success = success and not any(_errored_samples(log) for log in retried)
     return success
+
+
+def _errored_samples(log: EvalLog) -> int:
+    """Samples of a finished run that errored and were not scored."""
+    if log.status != "success" or log.results is None:
+        return 0
+    return log.results.total_samples - log.results.completed_samples
 
 
 def _model(name: str) -> Model:

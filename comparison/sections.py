@@ -151,13 +151,46 @@ def _flips(report: Report) -> Section:
     )
 
 
+NOT_IN_CASE_SET = "not in this case set"
+
+
 def _pinned_cell(check: PinnedCheck | None) -> str:
     if check is None:
         return "—"
     if check.holds:
         return "holds"
-    what = "not in log" if check.right is None else f"judge: {check.verdict}"
+    if check.right is None:
+        if not check.in_case_sets:
+            return NOT_IN_CASE_SET
+        return "INCOMPLETE (no result)" if check.gating else "no result (not gated)"
+    what = f"judge: {check.verdict}"
     return f"FAILS ({what})" if check.gating else f"wrong ({what}; not gated)"
+
+
+def _pinned_status(checks: list[PinnedCheck]) -> str:
+    gated = [c for c in checks if c.gating]
+    if all(c.holds for c in gated):
+        return "holds"
+    if all(c.right is None and not c.in_case_sets for c in checks):
+        return NOT_IN_CASE_SET
+    if any(c.right is False for c in gated):
+        return "FAILS"
+    return "INCOMPLETE"
+
+
+def _changed(report: Report) -> Section:
+    rows = [[case, t.before, t.after, t.model] for t in report.transitions for case in t.changed]
+    return Section(
+        title="Changed between runs: not compared",
+        key="changed",
+        lines=[
+            "Cases whose content (question, passages, answer, gold, rationale, ...) differs "
+            "between the two runs' logs: under the same id they are different cases, so they "
+            "count as neither fixed nor broken."
+        ],
+        tables=[Table(["Case", "Earlier run", "Later run", "Model"], rows)] if rows else [],
+        bullets=[] if rows else ["every case both runs scored has identical content in both"],
+    )
 
 
 def _pinned(report: Report) -> Section:
@@ -171,15 +204,16 @@ def _pinned(report: Report) -> Section:
     rows = []
     for case, fixed_by, model in keys:
         checks = [by_key.get((case, fixed_by, model, v)) for v in versions]
-        gated = [c for c in checks if c is not None and c.gating]
-        status = "holds" if all(c.holds for c in gated) else "FAILS"
+        status = _pinned_status([c for c in checks if c is not None])
         rows.append([case, fixed_by, model, status] + [_pinned_cell(c) for c in checks])
     return Section(
         title="Pinned cases",
         key="pinned",
         lines=[
-            "Each version's motivating cases in the prompt manifest must be right from that "
-            "version onward; the gate checks the fixing version and the newest one."
+            "Each version's motivating cases in the prompt manifest the logs ran with must be "
+            "right from that version onward; the gate checks the fixing version and the newest "
+            "one. A pinned case that no compared run's case set holds is shown as "
+            f"'{NOT_IN_CASE_SET}' and fails nothing."
         ],
         tables=[Table(["Case", "Fixed by", "Model", "Status", *versions], rows)] if rows else [],
         bullets=[] if rows else ["no version in these logs names a motivating case"],
@@ -301,6 +335,7 @@ def sections(report: Report, gate: GateResult) -> list[Section]:
         _gate(gate),
         _summary(report),
         _flips(report),
+        _changed(report),
         _pinned(report),
         _categories(report),
         _confusion(report),

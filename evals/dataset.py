@@ -12,7 +12,13 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample
 from pydantic import ValidationError
 
-from datasets import load_dataset
+from datasets import (
+    Dataset,
+    are_progress_bars_disabled,
+    disable_progress_bars,
+    enable_progress_bars,
+    load_dataset,
+)
 from evals.case_schema import FEATURES, Case, case_problems
 from evals.errors import InputError
 
@@ -108,9 +114,7 @@ def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
     validated, problems = validate_case_files(files)
     if problems:
         raise InputError(problems)
-    rows = load_dataset(
-        "json", data_files=[str(f) for f in files], features=FEATURES, split="train"
-    )
+    rows = _quietly_load(files)
     cases = [Case.model_validate(_from_row(row)) for row in rows]
     # Fail loudly if `datasets` read any value differently from the JSON text.
     changed = [
@@ -122,6 +126,19 @@ def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
     if changed:
         raise InputError(changed)
     return cases
+
+
+def _quietly_load(files: list[Path]) -> Dataset:
+    """The files through `datasets`, without its progress bar on the user's terminal."""
+    was_disabled = are_progress_bars_disabled()
+    disable_progress_bars()
+    try:
+        return load_dataset(
+            "json", data_files=[str(f) for f in files], features=FEATURES, split="train"
+        )
+    finally:
+        if not was_disabled:
+            enable_progress_bars()
 
 
 def _from_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +12,17 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # The console script next to this interpreter: a version-manager shim on PATH may need a HOME
 # that a test has replaced.
 INSPECT = str(Path(sys.executable).parent / "inspect")
+# Relative to REPO_ROOT, where the runs start: Inspect refuses an absolute task-file path.
 TASK = "evals/judge_groundedness.py"
+
+
+def task_file() -> str:
+    """The task file as Inspect's `eval()` takes it, from whatever directory pytest runs in.
+
+    Inspect refuses an absolute path ("Non-relative patterns are unsupported"), so this one is
+    relative to the working directory, `..` and all.
+    """
+    return os.path.relpath(REPO_ROOT / TASK)
 
 
 @dataclass(frozen=True)
@@ -29,20 +40,27 @@ class Run:
 def inspect_eval(
     runs: Sequence[Sequence[str]], env: dict[str, str] | None = None, timeout: float = 120
 ) -> list[Run]:
-    """`inspect eval evals/judge_groundedness.py <args>` for each args list, run in parallel."""
-    procs = [
-        subprocess.Popen(
+    """`inspect eval evals/judge_groundedness.py <args>` for each args list, in parallel.
+
+    At most one run per CPU at a time, each with `timeout` seconds of its own: a cold start
+    of Inspect is CPU-bound, so more runs at once would only stretch every run towards a
+    shared deadline on a small machine.
+    """
+
+    def one(args: Sequence[str]) -> Run:
+        done = subprocess.run(
             [INSPECT, "eval", TASK, *args],
             cwd=REPO_ROOT,
             env={**os.environ, **(env or {})},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            capture_output=True,
             text=True,
+            timeout=timeout,
         )
-        for args in runs
-    ]
-    results = []
-    for proc in procs:
-        stdout, stderr = proc.communicate(timeout=timeout)
-        results.append(Run(proc.returncode, stdout, stderr))
-    return results
+        return Run(done.returncode, done.stdout, done.stderr)
+
+    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+    try:
+        return list(pool.map(one, runs))
+    finally:
+        # After a timeout, the runs not yet started are not worth their minutes.
+        pool.shutdown(cancel_futures=True)

@@ -10,7 +10,6 @@ from collections import Counter
 from typing import Any, Literal
 
 import anyio
-import httpx2
 import openai
 from inspect_ai.model import (
     ChatMessage,
@@ -21,10 +20,15 @@ from inspect_ai.model import (
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
-from tenacity.wait import WaitBaseT, wait_none
+from tenacity.wait import wait_base, wait_none
 
 from tests.scripted_judge import mock_output
 from tests.synthetic_cases import case_id_shown, gold_reply
+
+try:
+    import httpx2 as httpx
+except ImportError:  # an openai from before httpx2; its errors read the same attributes of either
+    import httpx  # type: ignore[no-redef]
 
 Fault = Literal[
     "rate limit, then answers",  # transient: Inspect's retry must absorb it
@@ -59,37 +63,43 @@ OUTAGE_FAULTS: frozenset[Fault] = frozenset(
     }
 )
 
-_REQUEST = httpx2.Request("POST", "https://api.openai.example/v1/chat/completions")
+_REQUEST = httpx.Request("POST", "https://api.openai.example/v1/chat/completions")
 
 
-def _status(code: int, message: str) -> httpx2.Response:
-    return httpx2.Response(code, request=_REQUEST, json={"error": {"message": message}})
+def _status(code: int, message: str) -> httpx.Response:
+    return httpx.Response(code, request=_REQUEST, json={"error": {"message": message}})
 
 
-def _raise(fault: Fault, attempt: int) -> None:
+def provider_exception(fault: Fault, attempt: int) -> BaseException | None:
+    """What the judge raises for `fault` on the case's `attempt`-th call, if anything.
+
+    Tests build the error text they expect from it: some of it (openai's default message for
+    a dropped connection) is the library's wording, not this project's.
+    """
     if fault == "rate limit" or (fault == "rate limit, then answers" and attempt == 1):
-        raise openai.RateLimitError(
+        return openai.RateLimitError(
             "Rate limit reached for requests", response=_status(429, "slow down"), body=None
         )
     if fault == "connection dropped":
-        raise openai.APIConnectionError(request=_REQUEST)
+        return openai.APIConnectionError(request=_REQUEST)
     if fault == "server error":
-        raise openai.InternalServerError(
+        return openai.InternalServerError(
             "The server had an error", response=_status(500, "oops"), body=None
         )
     if fault == "bad request":
-        raise openai.BadRequestError(
+        return openai.BadRequestError(
             "Invalid 'messages': too long", response=_status(400, "too long"), body=None
         )
     if fault == "key echoed":
         key = os.environ.get("OPENAI_API_KEY", "")
-        raise openai.AuthenticationError(
+        return openai.AuthenticationError(
             f"Incorrect API key provided: {key}", response=_status(401, "bad key"), body=None
         )
     if fault == "local crash":
-        raise ValueError("llama_decode returned -1")
+        return ValueError("llama_decode returned -1")
     if fault == "interrupt once" and attempt == 1:
-        raise KeyboardInterrupt
+        return KeyboardInterrupt()
+    return None
 
 
 _REPLIES: dict[Fault, tuple[str, StopReason]] = {
@@ -110,7 +120,13 @@ class FaultyJudge(ModelAPI):
         faults: dict[str, Fault] | None = None,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        super().__init__(
+            model_name=model_name,
+            base_url=base_url,
+            api_key=api_key,
+            api_key_vars=[],
+            config=config or GenerateConfig(),
+        )
         self.faults = faults or {}
 
     async def generate(
@@ -125,7 +141,9 @@ class FaultyJudge(ModelAPI):
         fault = self.faults.get(case_id)
         if fault is None or (fault in OUTAGE_FAULTS and os.environ.get(OUTAGE_OVER)):
             return mock_output(gold_reply(case_id))
-        _raise(fault, CALLS[case_id])
+        raised = provider_exception(fault, CALLS[case_id])
+        if raised is not None:
+            raise raised
         if fault == "timeout":
             await anyio.sleep(60)
         text, stop_reason = _REPLIES.get(fault, (gold_reply(case_id), "stop"))
@@ -136,7 +154,7 @@ class FaultyJudge(ModelAPI):
             ex, openai.RateLimitError | openai.InternalServerError | openai.APIConnectionError
         )
 
-    def retry_wait(self) -> WaitBaseT:
+    def retry_wait(self) -> wait_base:
         return wait_none()
 
 

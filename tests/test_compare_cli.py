@@ -10,6 +10,7 @@ The script, per case (right / wrong), is built so the flips are known:
     t-silence  right  wrong  right      v2 broke it, v3 fixed it again
 """
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 
 from comparison.cli import EXIT_GATE, EXIT_INPUT, EXIT_OK, run
 from comparison.load import load_runs
+from comparison.stats import mcnemar_exact
 from comparison.tables import build_report
 from tests.judge_runs import run_version, write_cases
 
@@ -228,3 +230,83 @@ def test_point_estimates_equal_inspects_own_metrics_over_epochs(tmp_path: Path) 
     assert {k: v.estimate for k, v in ours.items()} == pytest.approx(
         {k: inspect[k] for k in ours}, nan_ok=True
     )
+
+
+def _with_gold(cases: Path, case_id: str, label: dict[str, object], out: Path) -> Path:
+    """The same case file with one case's gold label replaced."""
+    lines = []
+    for line in cases.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record["id"] == case_id:
+            record["label"] = label
+        lines.append(json.dumps(record, ensure_ascii=False))
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out
+
+
+def test_a_case_whose_gold_changed_between_runs_is_listed_and_never_a_flip(
+    tmp_path: Path,
+) -> None:
+    """v2 ran on the old gold of t-price, v3 on a corrected one: not a fix, a different case."""
+    old = write_cases(tmp_path / "old.jsonl")
+    new = _with_gold(
+        old, "t-price", {"grounded": True, "unsupported_claims": []}, tmp_path / "new.jsonl"
+    )
+    # v2 is wrong on t-price under the old gold, v3 right under the new: paired by id, a "fix".
+    run_version("v2", {**V2, "t-price": "wrong"}, old, tmp_path / "changed")
+    run_version("v3", V3_GOOD, new, tmp_path / "changed")
+    run_version("v2", V2, old, tmp_path / "same")
+    run_version("v3", V3_GOOD, old, tmp_path / "same")
+
+    changed = build_report(load_runs([str(tmp_path / "changed")]), resamples=200)
+    same = build_report(load_runs([str(tmp_path / "same")]), resamples=200)
+
+    (t,) = changed.transitions
+    (u,) = same.transitions
+    assert t.changed == ["t-price"] and u.changed == []
+    assert [f.case for f in t.fixed] == [f.case for f in u.fixed] == ["fresh-001", "t-silence"]
+    assert t.broken == u.broken == []
+    assert (t.shared, t.p_value) == (u.shared - 1, mcnemar_exact(2, 0))
+    code, text = compare_dirs([tmp_path / "changed"], tmp_path / "report")
+    assert code == EXIT_OK
+    section = text.split("## Changed between runs: not compared")[1].split("\n## ")[0]
+    assert "| t-price | v2 | v3 | mockllm/model |" in section
+
+
+def test_a_perfect_judge_on_other_cases_passes_with_pinned_cases_not_in_the_case_set(
+    tmp_path: Path,
+) -> None:
+    cases = write_cases(tmp_path / "own.jsonl", extra_ids=[])
+    for version in ("v1", "v2", "v3"):
+        run_version(version, {}, cases, tmp_path / "logs")
+    code, text = compare_dirs([tmp_path / "logs"], tmp_path / "report")
+    assert code == EXIT_OK, text
+    pinned = text.split("## Pinned cases")[1].split("\n## ")[0]
+    assert "| conv-004 | v2 | mockllm/model | not in this case set |" in pinned
+    assert "| fresh-001 | v3 | mockllm/model | not in this case set |" in pinned
+
+
+def test_runs_with_no_case_in_common_are_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ours = write_cases(tmp_path / "ours.jsonl", extra_ids=[])
+    theirs = write_cases(tmp_path / "theirs.jsonl", extra_ids=["conv-004", "fresh-001"])
+    only_pinned = tmp_path / "pinned.jsonl"
+    only_pinned.write_text(
+        "".join(line + "\n" for line in theirs.read_text().splitlines()[-2:]), encoding="utf-8"
+    )
+    run_version("v2", {}, ours, tmp_path / "logs")
+    run_version("v3", {}, only_pinned, tmp_path / "logs")
+    capsys.readouterr()
+    code = run([str(tmp_path / "logs"), "--out", str(tmp_path / "report"), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == EXIT_INPUT
+    assert err == [
+        "judge-compare: error: the v2 and v3 runs with mockllm/model have no case id in "
+        "common: nothing to compare"
+    ]
+
+
+def compare_dirs(dirs: list[Path], out: Path) -> tuple[int, str]:
+    code = run([*(str(d) for d in dirs), "--out", str(out), "--quiet", "--resamples", "200"])
+    return code, (out / "report.md").read_text(encoding="utf-8")

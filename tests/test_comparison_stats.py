@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from comparison.stats import Interval, bootstrap, mcnemar_exact, wilson
@@ -31,6 +31,8 @@ def test_wilson_of_nothing_is_undefined() -> None:
     assert all(math.isnan(x) for x in (wilson(0, 0).estimate, wilson(0, 0).low))
 
 
+# The same examples every run, no time limit on a loaded machine, no .hypothesis/ folder.
+@settings(derandomize=True, database=None, deadline=None)
 @given(st.integers(1, 500).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_wilson_brackets_the_share(kn: tuple[int, int]) -> None:
     k, n = kn

@@ -10,15 +10,15 @@ from inspect_ai.log import EvalLog
 from evals.case_schema import Case
 from evals.dataset import DEFAULT_CASES, load_cases
 from evals.prompt_versions import load_prompt_version
+from tests.cli import task_file
 from tests.scripted_judge import echo_gold, invert_gold, scripted_judge
 
 CASES = load_cases(DEFAULT_CASES)
-TASK = "evals/judge_groundedness.py"
 
 
 def run(version: str, reply: Callable[[Case], str], log_dir: Path) -> EvalLog:
     (log,) = eval(
-        TASK,
+        task_file(),
         task_args={"prompt_version": version},
         model=scripted_judge(CASES, reply),
         log_dir=str(log_dir),
@@ -95,7 +95,7 @@ def test_unknown_version_fails_before_any_model_call(tmp_path: Path) -> None:
 
     with pytest.raises(Exception, match="valid versions: v1, v2, v3"):
         eval(
-            TASK,
+            task_file(),
             task_args={"prompt_version": "v7"},
             model=scripted_judge(CASES, reply),
             log_dir=str(tmp_path),

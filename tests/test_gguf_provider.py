@@ -30,7 +30,7 @@ from inspect_ai.model import (
     ResponseSchema,
     get_model,
 )
-from inspect_ai.util import json_schema
+from inspect_ai.util import JSONSchema, json_schema
 from pydantic import BaseModel, Field
 
 from evals.judge_call import VERDICT_SCHEMA
@@ -139,22 +139,33 @@ def test_zero_values_are_kept_and_empty_stop_dropped() -> None:
     assert kwargs == {"temperature": 0.0, "seed": 0}
 
 
+def nulls(value: Any, where: str = "schema") -> list[str]:
+    """Where a JSON value holds null."""
+    if value is None:
+        return [where]
+    if isinstance(value, dict):
+        return [n for key, item in value.items() for n in nulls(item, f"{where}.{key}")]
+    if isinstance(value, list):
+        return [n for i, item in enumerate(value) for n in nulls(item, f"{where}[{i}]")]
+    return []
+
+
 def test_schema_mapping() -> None:
-    fmt = response_format(verdict_schema())
-    assert fmt == {
-        "type": "json_object",
-        "schema": {
-            "type": "object",
-            "properties": {
-                "grounded": {"type": "boolean"},
-                "reasoning": {"type": "string", "maxLength": 80},
-            },
-            "additionalProperties": False,
-            "required": ["grounded", "reasoning"],
-        },
-    }
+    # Checked by what decoding needs, not against the exact JSON Inspect's json_schema() emits.
+    schema = verdict_schema()
+    fmt = response_format(schema)
+    assert fmt is not None and fmt["type"] == "json_object"
     # llama-cpp-python serializes the schema with json.dumps before compiling a grammar.
-    json.dumps(fmt)
+    sent = json.loads(json.dumps(fmt["schema"]))
+    # Inspect's schema whole, by its JSON names (maxLength), with no unset field as a null.
+    assert JSONSchema.model_validate(sent) == schema.json_schema
+    assert nulls(sent) == []
+    assert sent["type"] == "object"
+    assert list(sent["properties"]) == ["grounded", "reasoning"]
+    assert sent["properties"]["grounded"]["type"] == "boolean"
+    reasoning = sent["properties"]["reasoning"]
+    assert (reasoning["type"], reasoning["maxLength"]) == ("string", 80)
+    assert sent["required"] == ["grounded", "reasoning"]
 
 
 def test_no_schema_no_response_format() -> None:
@@ -195,16 +206,31 @@ def test_call_kwargs_without_schema_unchanged() -> None:
 
 
 @pytest.mark.skipif(LLAMA_CPP_MISSING, reason="llama-cpp-python is not installed")
-def test_call_kwargs_schema_becomes_strict_grammar() -> None:
-    kwargs = generate_kwargs(GenerateConfig(max_tokens=64, response_schema=verdict_schema()))
+def test_call_kwargs_schema_becomes_strict_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    from llama_cpp.llama_grammar import LlamaGrammar
+
+    # The grammar text this project hands llama-cpp-python, read as it is handed over: the
+    # compiled LlamaGrammar keeps it only in a private attribute.
+    handed: list[str] = []
+    compile_grammar = LlamaGrammar.from_string
+
+    def spy(grammar: str, verbose: bool = True) -> LlamaGrammar:
+        handed.append(grammar)
+        return compile_grammar(grammar, verbose=verbose)
+
+    monkeypatch.setattr(LlamaGrammar, "from_string", spy)
+    # The judge's own schema: its property order is not alphabetical, so a sort would show.
+    kwargs = generate_kwargs(GenerateConfig(max_tokens=64, response_schema=VERDICT_SCHEMA))
     call = llama_call_kwargs(kwargs)
     assert "response_format" not in call
     assert call["max_tokens"] == 64
-    gbnf: str = call["grammar"]._grammar
+    (gbnf,) = handed
+    assert isinstance(call["grammar"], LlamaGrammar)
     assert 'char ::= [^"\\\\\\x7F\\x00-\\x1F]' in gbnf
     # Property order is generation order and must survive the conversion.
     root = next(line for line in gbnf.splitlines() if line.startswith("root ::="))
-    assert root.index("grounded-kv") < root.index("reasoning-kv")
+    order = [root.index(name) for name in ("grounded", "unsupported", "reasoning")]
+    assert order == sorted(order), root
     assert "response_format" in kwargs  # the caller's dict is not mutated
 
 
@@ -578,10 +604,13 @@ def test_token_counting_uses_llama_tokenizer(gguf_file: Path) -> None:
 
 @pytest.mark.skipif(LLAMA_CPP_MISSING, reason="llama-cpp-python is not installed")
 def test_end_to_end_smollm2() -> None:
+    """What holds whatever the model writes, and however fast llama.cpp runs."""
     schema = ResponseSchema(name="verdict", json_schema=json_schema(Verdict))
     model = get_model(
         "gguf/smollm2-135m",
-        config=GenerateConfig(max_tokens=96, temperature=0.0, seed=0, response_schema=schema),
+        # Room for any reply the schema allows (reasoning is at most 80 characters), so the
+        # grammar, not the token limit, ends it.
+        config=GenerateConfig(max_tokens=256, temperature=0.0, seed=0, response_schema=schema),
         n_ctx=1024,
         memoize=False,
     )
@@ -603,16 +632,22 @@ def test_end_to_end_smollm2() -> None:
         outputs = asyncio.run(run())
     finally:
         model.api.close()
+    usages = []
     for output in outputs:
-        verdict = Verdict.model_validate_json(output.completion)
-        assert isinstance(verdict.grounded, bool)
+        # Constrained decoding: every reply is a verdict, whichever verdict the model picks.
+        Verdict.model_validate_json(output.completion)
         assert output.stop_reason == "stop"
-        assert output.usage is not None
-        assert output.usage.input_tokens > 20
-        assert output.usage.output_tokens > 3
-        assert output.usage.total_tokens == output.usage.input_tokens + output.usage.output_tokens
+        usage = output.usage
+        assert usage is not None
+        assert usage.input_tokens > 20 and usage.output_tokens > 0
+        assert usage.total_tokens == usage.input_tokens + usage.output_tokens
+        usages.append(usage)
+    perfs = [output.metadata["llama_cpp_perf"] for output in outputs if output.metadata]
+    assert len(perfs) == 2, "each output records llama.cpp's counters"
+    for perf in perfs:
+        assert set(perf) == {"prompt_eval_tokens", "prompt_eval_ms", "eval_tokens", "eval_ms"}
+        assert all(isinstance(perf[k], int) for k in ("prompt_eval_tokens", "eval_tokens"))
+        assert all(perf[k] >= 0 for k in perf), perf
     # Both prompts start with the same system message and the same source line, so the
-    # second call must decode only its suffix: the KV cache was reused, not reset.
-    first, second = (output.metadata["llama_cpp_perf"] for output in outputs if output.metadata)
-    assert first["prompt_eval_tokens"] >= 40
-    assert second["prompt_eval_tokens"] < first["prompt_eval_tokens"] / 2
+    # second call decodes only part of its prompt: the KV cache was reused, not reset.
+    assert perfs[1]["prompt_eval_tokens"] < usages[1].input_tokens, perfs

@@ -8,9 +8,11 @@ from inspect_ai.event import ModelEvent
 
 from evals.dataset import load_cases
 from evals.judge_call import VERDICT_SCHEMA, schema_mode
+from tests.cli import task_file
 from tests.scripted_judge import echo_gold, scripted_judge
 
-FIXTURES = "tests/fixtures/cases.jsonl"
+# A str: it is also a task argument, which Inspect records in the log.
+FIXTURES = str(Path(__file__).parent / "fixtures" / "cases.jsonl")
 
 
 @pytest.mark.parametrize(
@@ -46,7 +48,7 @@ def test_the_log_records_whether_the_schema_was_asked_for(
 ) -> None:
     cases = load_cases(FIXTURES)
     (log,) = eval(
-        "evals/judge_groundedness.py",
+        task_file(),
         task_args={"dataset": FIXTURES, "constrained": constrained},
         model=scripted_judge(cases, echo_gold),
         log_dir=str(tmp_path),

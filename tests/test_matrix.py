@@ -1,17 +1,23 @@
 """judge-matrix: every version, judge model and epoch as one eval set, reused on rerun."""
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.model import GenerateConfig, get_model
 
 from comparison.cli import EXIT_OK
 from comparison.cli import run as compare
 from comparison.matrix import EXIT_INPUT, run, run_matrix
 from evals.case_schema import Case
 from evals.dataset import load_cases
+from tests.fault_judge import CALLS, OUTAGE_OVER, Fault
 from tests.judge_runs import replies, write_cases
 from tests.scripted_judge import scripted_judge
+from tests.synthetic_cases import write_cases as write_synthetic
 
 MODELS = ["mockllm/judge-a", "mockllm/judge-b"]
 
@@ -92,3 +98,70 @@ def test_matrix_reports_an_unknown_model_before_running(
     assert run(["--model", "nosuch/model", "--log-dir", str(tmp_path)]) == EXIT_INPUT
     assert "--model nosuch/model:" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def faulty_matrix(
+    cases_file: str, log_dir: str, outages: dict[str, Fault], outage_over: bool
+) -> tuple[bool, dict[str, int]]:
+    """judge-matrix on the faulty judge: whether it succeeded, and the calls made per case.
+
+    Run in a process of its own: an eval set leaves Inspect's active model and its retry
+    behaviour in place for later evals in the same process.
+    """
+    if outage_over:
+        os.environ[OUTAGE_OVER] = "1"
+    success = run_matrix(
+        # Inspect retries a server error without end unless told; a real outage outlasts it.
+        models=[
+            get_model("faulty_judge/matrix", faults=outages, config=GenerateConfig(max_retries=1))
+        ],
+        log_dir=log_dir,
+        versions=["v3"],
+        task_args={"dataset": cases_file, "fail_on_error": 0.5},
+        display="none",
+    )
+    return success, dict(CALLS)
+
+
+def test_matrix_run_again_judges_exactly_the_errored_samples(tmp_path: Path) -> None:
+    ids = write_synthetic(tmp_path / "cases.jsonl", 12)
+    outages: dict[str, Fault] = {ids[0]: "server error", ids[5]: "connection dropped"}
+    args = (str(tmp_path / "cases.jsonl"), str(tmp_path / "logs"), outages)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        # The outage outlasts the run and the retry judge-matrix makes at once: not a success.
+        success, calls = pool.submit(faulty_matrix, *args, False).result()
+    assert not success and set(calls) == set(ids)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        success, calls = pool.submit(faulty_matrix, *args, True).result()
+    assert success
+    assert set(calls) == set(outages), "only the errored samples are judged again"
+    assert compare([str(tmp_path / "logs"), "--out", str(tmp_path / "r"), "--quiet"]) == EXIT_OK
+
+
+def test_matrix_refuses_a_log_folder_whose_cases_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases_file = write_cases(tmp_path / "cases.jsonl")
+    cases = load_cases(cases_file)
+    options = {"dataset": str(cases_file)}
+    judge = scripted_judge(cases, replies({}))
+    assert run_matrix([judge], log_dir=str(tmp_path / "logs"), task_args=options, display="none")
+    text = cases_file.read_text(encoding="utf-8").replace("$1.25 per ride", "$1.35 per ride")
+    cases_file.write_text(text, encoding="utf-8")
+
+    code = run(
+        [
+            "--model",
+            "mockllm/model",
+            "--log-dir",
+            str(tmp_path / "logs"),
+            "-T",
+            f"dataset={cases_file}",
+        ]
+    )
+
+    assert code == EXIT_INPUT
+    err = capsys.readouterr().err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"judge-matrix: error: {tmp_path / 'logs'} holds 3 run(s) of other")
+    assert "its cases differ from today's case files" in line and "give a new --log-dir" in line

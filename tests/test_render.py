@@ -1,9 +1,11 @@
+from pathlib import Path
+
 from evals.case_schema import Case, Passage, Turn, Verdict
 from evals.dataset import load_cases
 from evals.prompt_versions import load_prompt_version
 from evals.render import judge_messages, render_case
 
-FIXTURES = "tests/fixtures/cases.jsonl"
+FIXTURES = Path(__file__).parent / "fixtures" / "cases.jsonl"
 
 
 def multi_turn_case() -> Case:

@@ -1,12 +1,13 @@
 import asyncio
 import json
 import math
+from collections.abc import Callable
+from pathlib import Path
 from typing import cast
 
 import pytest
 from inspect_ai.model import ModelName
 from inspect_ai.scorer import Metric, SampleScore, Target, Value
-from inspect_ai.scorer._metric import MetricProtocol
 from inspect_ai.solver import TaskState
 
 from evals.dataset import case_to_sample, load_cases
@@ -16,7 +17,7 @@ from scorers.stats import Confusion
 from scorers.verdict_scorer import score_reply, verdict_agreement
 from tests.scripted_judge import mock_output
 
-CASES = {c.id: c for c in load_cases("tests/fixtures/cases.jsonl")}
+CASES = {c.id: c for c in load_cases(Path(__file__).parent / "fixtures" / "cases.jsonl")}
 
 
 def state_for(case_id: str, reply: str, stop_reason: str = "stop") -> TaskState:
@@ -148,4 +149,6 @@ def test_metrics_count_failures_against_accuracy_only_visibly() -> None:
 
 
 def apply(m: Metric, scores: list[SampleScore]) -> Value:
-    return cast(MetricProtocol, m)(scores)
+    # Inspect's `Metric` also admits the pre-0.3.64 signature over bare scores; these take
+    # sample scores.
+    return cast(Callable[[list[SampleScore]], Value], m)(scores)

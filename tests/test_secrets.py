@@ -151,23 +151,33 @@ def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> No
     assert openai_run.returncode == 0, openai_run.stdout + openai_run.stderr
     assert set(FakeOpenAI.authorizations) == {f"Bearer {SENTINELS['OPENAI_API_KEY']}"}
     seen = failures(logs["openai"])
-    assert "judge unreachable: BadRequestError: Error code: 400" in seen.pop(REFUSED)
+    # How openai words a status in its error text is openai's: the class and the code suffice.
+    refused = seen.pop(REFUSED)
+    assert refused.startswith("judge unreachable: BadRequestError: ") and "400" in refused
     assert set(seen.values()) == {"None"} and len(seen) == len(ids) - 1
     assert mockllm_run.returncode == 0, mockllm_run.stdout + mockllm_run.stderr
     assert all(
         f.startswith("judge unreachable: ValueError") for f in failures(logs["mockllm"]).values()
     )
-    assert bad_option.returncode != 0 and "valid versions: v1, v2, v3" in bad_option.stdout
+    assert bad_option.returncode != 0
+    assert "valid versions: v1, v2, v3" in bad_option.stdout + bad_option.stderr
 
-    searched = 0
+    searched: set[str] = set()
     for where, data in [
         *written_texts(written),
         *((f"run {i} output", (r.stdout + r.stderr).encode()) for i, r in enumerate(runs)),
     ]:
-        searched += 1
+        searched.add(where)
         for name, key in SENTINELS.items():
             assert key.encode() not in data, f"{name} found in {where}"
-    assert searched > 10
+    # Whatever else Inspect writes, the search covered what the runs are known to produce: each
+    # run's output, and the log of each run that judged, unzipped (the bad option stops before
+    # any log is written).
+    assert {f"run {i} output" for i in range(len(runs))} <= searched
+    for name in ("openai", "mockllm"):
+        (log_file,) = logs[name].glob("*.eval")
+        assert str(log_file) in searched
+        assert any(where.startswith(f"{log_file}!") for where in searched), f"{log_file} unzipped"
 
     # Inspect's log header records no environment: neither the keys nor their names.
     for log_file in written.glob("logs/*/*.eval"):
