@@ -21,19 +21,14 @@ import time
 import zlib
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# Run as a plain script from a checkout that may not be pip-installed.
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from comparison import html, markdown  # noqa: E402
-from comparison.gate import evaluate  # noqa: E402
-from comparison.load import load_runs  # noqa: E402
-from comparison.sections import sections  # noqa: E402
-from comparison.tables import build_report  # noqa: E402
-from evals.dataset import DEFAULT_CASES, load_cases  # noqa: E402
-from evals.prompt_versions import version_names  # noqa: E402
-from tests.judge_runs import run_version  # noqa: E402
+from farejudge.comparison import html, markdown
+from farejudge.comparison.analysis import build_report
+from farejudge.comparison.gate import evaluate
+from farejudge.comparison.load import load_runs
+from farejudge.comparison.report import sections
+from farejudge.evals.dataset import DEFAULT_CASES, load_cases
+from farejudge.evals.prompt_versions import version_names
+from farejudge.simulate.judge_runs import run_version
 
 MODELS = ["mockllm/judge-a", "mockllm/judge-b"]
 EPOCHS = 3
@@ -97,7 +92,7 @@ def time_command(log_dir: Path, out: Path, resamples: int) -> tuple[float, int]:
         [
             sys.executable,
             "-c",
-            "from comparison.cli import main; main()",
+            "from farejudge.comparison.cli import main; main()",
             str(log_dir),
             "--out",
             str(out),
@@ -108,7 +103,6 @@ def time_command(log_dir: Path, out: Path, resamples: int) -> tuple[float, int]:
         capture_output=True,
         text=True,
         check=False,
-        cwd=REPO_ROOT,
     )
     return time.perf_counter() - start, done.returncode
 

@@ -32,20 +32,14 @@ import json
 import os
 import random
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# Run as a plain script from a checkout that may not be pip-installed.
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.model import (  # noqa: E402
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
@@ -53,24 +47,19 @@ from inspect_ai.model import (  # noqa: E402
     ModelOutput,
 )
 
-from evals.case_schema import Case  # noqa: E402
-from evals.dataset import DEFAULT_CASES, load_cases  # noqa: E402
-from evals.judge_call import VERDICT_SCHEMA  # noqa: E402
-from evals.judge_groundedness import judge_groundedness  # noqa: E402
-from evals.prompt_versions import load_prompt_version  # noqa: E402
-from evals.render import render_case  # noqa: E402
-from providers.gguf import (  # noqa: E402
-    DEFAULT_N_CTX,
-    KNOWN_MODELS,
+from farejudge.core.case_schema import Case
+from farejudge.evals.dataset import DEFAULT_CASES, load_cases
+from farejudge.evals.judge_groundedness import judge_groundedness
+from farejudge.evals.prompt_versions import load_prompt_version
+from farejudge.evals.render import render_case
+from farejudge.evals.verdict_schema import VERDICT_SCHEMA
+from farejudge.providers.gguf import (
     GGUFModelAPI,
-    default_threads,
     generate_kwargs,
     llama_call_kwargs,
     messages_to_dicts,
-    perf_counters,
-    reset_perf,
-    resolve_model_path,
 )
+from farejudge.providers.gguf.perf import perf_counters, reset_perf
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -179,16 +168,12 @@ def load_prompts(args: argparse.Namespace) -> tuple[str, list[str], str]:
     return system, users, f"shipped cases rendered for {version.name}"
 
 
-def run_eval(args: argparse.Namespace, n: int) -> list[Sample]:
+def run_eval(args: argparse.Namespace, settings: Settings, n: int) -> list[Sample]:
     """(d) the same cases through `inspect eval`: the task's solver, scorer and logging too."""
     (log,) = inspect_eval(
         judge_groundedness(prompt_version=args.prompt_version),
         model=f"gguf/{args.model}",
-        model_args={
-            "n_ctx": args.n_ctx,
-            "n_threads": args.n_threads,
-            "n_threads_batch": args.n_threads_batch,
-        },
+        model_args=settings.llama_args(),
         limit=n,
         max_tokens=args.max_tokens,
         log_dir=str(Path(args.eval_log_dir)),
@@ -231,6 +216,7 @@ def warm_up(llm: Llama) -> None:
 
 
 def raw_call(llm: Llama, messages: list[dict[str, str]], kwargs: dict[str, Any]) -> Sample:
+    # llama.cpp's counters, read as the provider reads them, so (a) and (b) compare alike.
     reset_perf(llm)
     start = time.perf_counter()
     response = cast(
@@ -417,11 +403,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--eval-log-dir", default="logs/bench")
     parser.add_argument("--no-schema", action="store_true", help="unconstrained decoding")
-    parser.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX)
-    threads, threads_batch = default_threads()
-    parser.add_argument("--n-threads", type=int, default=threads, help="decode threads")
+    parser.add_argument("--n-ctx", type=int, default=None, help="default: the provider's, 4096")
     parser.add_argument(
-        "--n-threads-batch", type=int, default=threads_batch, help="prompt-processing threads"
+        "--n-threads", type=int, default=None, help="decode threads (default: half the CPUs)"
+    )
+    parser.add_argument(
+        "--n-threads-batch",
+        type=int,
+        default=None,
+        help="prompt-processing threads (default: all CPUs)",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -429,26 +419,33 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
 
-    model_path = resolve_model_path(args.model, args.model_path)
-    settings = Settings(model_path, args.n_ctx, args.n_threads, args.n_threads_batch)
+    # The provider resolves the model and fills in its defaults (it loads nothing yet), so
+    # the raw loop runs the same file with the same settings as the provider does.
+    provider = GGUFModelAPI(
+        args.model,
+        model_path=args.model_path,
+        n_ctx=args.n_ctx,
+        n_threads=args.n_threads,
+        n_threads_batch=args.n_threads_batch,
+    )
+    settings = Settings(
+        provider.model_path, provider.n_ctx, provider.n_threads, provider.n_threads_batch
+    )
     system, users, source = load_prompts(args)
     prompts = [conversation(system, u) for u in users]
-    known = KNOWN_MODELS.get(args.model) if not args.model_path else None
     config = GenerateConfig(
         max_tokens=args.max_tokens,
         temperature=0.0,
         seed=args.seed,
         # The provider applies a packaged model's sampling defaults; the raw loop must too.
-        extra_body={
-            k: v for k, v in (known.sampling if known else {}).items() if k == "repeat_penalty"
-        }
+        extra_body={k: v for k, v in provider.sampling_defaults.items() if k == "repeat_penalty"}
         or None,
         response_schema=None if args.no_schema else VERDICT_SCHEMA,
     )
     skip = set(filter(None, args.skip.split(",")))
     print(
-        f"model={model_path.name} n_ctx={args.n_ctx} n_threads={args.n_threads} "
-        f"n_threads_batch={args.n_threads_batch} "
+        f"model={settings.model_path.name} n_ctx={settings.n_ctx} "
+        f"n_threads={settings.n_threads} n_threads_batch={settings.n_threads_batch} "
         f"samples={len(prompts)} max_tokens={args.max_tokens} "
         f"schema={'off' if args.no_schema else 'verdict'} {source}"
     )
@@ -475,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print_prefix(reused, reset)
     if "eval" not in skip and not (args.synthetic or args.user_file or args.model_path):
         started = time.perf_counter()
-        through_eval = run_eval(args, len(prompts))
+        through_eval = run_eval(args, settings, len(prompts))
         wall = time.perf_counter() - started
         print_generation(
             "(d) the same cases through inspect eval (working time per sample)", through_eval

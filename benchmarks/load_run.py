@@ -13,12 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# Run as a plain script: `tests` is not an installed package.
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
-
-from tests.load import run_load  # noqa: E402
+from farejudge.simulate.load_run import run_load
 
 
 def main() -> int:

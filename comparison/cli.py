@@ -11,11 +11,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from comparison import html, markdown
-from comparison.gate import GateResult, evaluate
-from comparison.load import LogsError, load_runs
-from comparison.sections import sections
-from comparison.tables import build_report
+from farejudge.comparison import html, markdown
+from farejudge.comparison.analysis import build_report
+from farejudge.comparison.gate import GateResult, evaluate
+from farejudge.comparison.load import LogsError, load_runs
+from farejudge.comparison.report import sections
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 

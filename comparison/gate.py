@@ -14,7 +14,7 @@ the command that completes them. A pinned case that no compared run's case set h
 
 from dataclasses import dataclass
 
-from comparison.tables import Report, RunSummary
+from farejudge.comparison.analysis import Report, RunSummary
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def _incomplete(report: Report) -> list[Violation]:
                 incomplete=True,
             )
         )
-    newest = report.runs.versions[-1]
+    newest = report.runs.current
     ran = set(zip(logs["version"], logs["model"], strict=True))
     found += [
         Violation(
@@ -128,7 +128,7 @@ def _incomplete(report: Report) -> list[Violation]:
 
 
 def _regressions(report: Report) -> list[Violation]:
-    newest = report.runs.versions[-1]
+    newest = report.runs.current
     return [
         Violation(
             case=flip.case,

@@ -3,9 +3,9 @@
 import base64
 from html import escape
 
-from comparison.plots import PLOTS
-from comparison.sections import Section, Table
-from comparison.tables import Report
+from farejudge.comparison.analysis import Report
+from farejudge.comparison.plots import PLOTS
+from farejudge.comparison.report import Section, Table, Toned
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1400px;
@@ -25,11 +25,8 @@ img { max-width: 100%; border: 1px solid #eee; margin: .5em 0; }
 
 
 def _tone(text: str) -> str:
-    if text.startswith(("FAIL", "broken", "wrong")):
-        return ' class="bad"'
-    if text.startswith(("holds", "fixed")):
-        return ' class="good"'
-    return ""
+    tone = text.tone if isinstance(text, Toned) else None
+    return f' class="{tone}"' if tone else ""
 
 
 def _table(table: Table) -> str:
@@ -53,9 +50,8 @@ def _plot(report: Report, key: str) -> str:
 
 def _section(report: Report, section: Section, depth: int) -> str:
     tag = "h1" if depth == 0 else "h2"
-    tone = ""
-    if section.key == "gate":
-        tone = ' class="passed"' if section.title.endswith("PASSED") else ' class="failed"'
+    # A section's verdict shows in its heading: passed or failed.
+    tone = {"good": ' class="passed"', "bad": ' class="failed"', None: ""}[section.tone]
     parts = [f"<{tag}{tone}>{escape(section.title)}</{tag}>"]
     parts += [f"<p>{escape(p)}</p>" for p in section.lines]
     if section.bullets:

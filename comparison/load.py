@@ -40,6 +40,8 @@ class Runs:
     """(version, model) → the run's case set as the log recorded it: case id → content hash."""
     versions: list[str]
     """In the order of the manifest the newest log ran with; others come last."""
+    current: str
+    """That manifest's current version: the one the gate holds to account."""
     models: list[str]
     pinned: dict[str, list[str]]
     """Every version of that manifest, in its order → the cases it says it fixed."""
@@ -218,6 +220,7 @@ def load_runs(paths: Sequence[str]) -> Runs:
         logs=logs[["version", "model", "log", "status", "epochs", "errored"]],
         case_sets=dict(zip(keys, case_sets, strict=True)),
         versions=_ordered_versions(set(logs["version"].astype(str)), manifest["versions"], notes),
+        current=str(manifest["current"]),
         models=sorted(set(logs["model"].astype(str))),
         pinned={v: list(cases) for v, cases in manifest["pinned"].items()},
         notes=notes,

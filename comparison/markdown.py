@@ -1,6 +1,6 @@
 """The report as Markdown: for the terminal and for a pull request."""
 
-from comparison.sections import Section, Table
+from farejudge.comparison.report import Section, Table
 
 
 def _cell(text: str) -> str:

@@ -13,8 +13,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from comparison.stats import Interval
-from comparison.tables import Report
+from farejudge.comparison.analysis import Report
+from farejudge.comparison.intervals import Interval
 
 _GOOD, _BAD, _WARN = "#2e7d32", "#c62828", "#ef6c00"
 

@@ -4,8 +4,11 @@ Every record is checked before any model is called; all problems in all files ar
 reported together, one line each, naming file, line, case id and field.
 """
 
+import glob
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +16,13 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from pydantic import ValidationError
 
 from datasets import (
-    Dataset,
     are_progress_bars_disabled,
     disable_progress_bars,
     enable_progress_bars,
     load_dataset,
 )
-from evals.case_schema import FEATURES, Case, case_problems
-from evals.errors import InputError
+from farejudge.core.case_schema import Case, case_problems
+from farejudge.core.errors import InputError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CASES = REPO_ROOT / "datasets" / "cases"
@@ -78,13 +80,40 @@ def _record_problems(record: Any, where: str) -> tuple[Case | None, list[str]]:
     return case, [f"{where}: {who}: field {f!r}: {msg}" for f, msg in case_problems(case)]
 
 
-def validate_case_files(files: list[Path]) -> tuple[dict[str, tuple[str, Case]], list[str]]:
-    """The good records by id, with where each is; and every problem, one line each."""
+@contextmanager
+def _progress_bars_off() -> Iterator[None]:
+    """No `datasets` progress bar on the user's terminal while the files are read."""
+    was_disabled = are_progress_bars_disabled()
+    disable_progress_bars()
+    try:
+        yield
+    finally:
+        if not was_disabled:
+            enable_progress_bars()
+
+
+def _read_lines(files: list[Path]) -> list[list[str]]:
+    """Each file's lines, read by the `datasets` text reader: line n of a file is item n - 1.
+
+    The reader opens a file with universal newlines, so LF, CRLF and CR each end a line; a
+    blank line is an empty item, and a last line without a newline is a line. Each file is a
+    split of its own, so every line stays with its file. Streaming reads the files where they
+    are: no cache that could go stale, and an empty file is an empty split, not an error.
+    """
+    # `data_files` are glob patterns: a folder named "[draft]" would otherwise match nothing.
+    splits = {f"file{i}": glob.escape(str(path)) for i, path in enumerate(files)}
+    with _progress_bars_off():
+        read = load_dataset("text", data_files=splits, streaming=True)
+        return [[row["text"] for row in read[split]] for split in splits]
+
+
+def _validated(files: list[Path], lines: list[list[str]]) -> tuple[list[Case], list[str]]:
+    """The good cases, in file and line order; and every problem, one line each."""
     problems: list[str] = []
     good: dict[str, tuple[str, Case]] = {}
-    for path in files:
+    for path, file_lines in zip(files, lines, strict=True):
         records = 0
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        for lineno, line in enumerate(file_lines, start=1):
             if not line.strip():
                 continue
             records += 1
@@ -106,54 +135,27 @@ def validate_case_files(files: list[Path]) -> tuple[dict[str, tuple[str, Case]],
                 good[case.id] = (where, case)
         if records == 0:
             problems.append(f"{_shown(path)}: no cases in this file")
-    return good, problems
+    return [case for _, case in good.values()], problems
 
 
 def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
+    """The cases a `dataset` option names, read once and checked strictly, or an InputError
+    that lists every problem in every file."""
     files = case_files(path)
-    validated, problems = validate_case_files(files)
+    cases, problems = _validated(files, _read_lines(files))
     if problems:
         raise InputError(problems)
-    rows = _quietly_load(files)
-    cases = [Case.model_validate(_from_row(row)) for row in rows]
-    # Fail loudly if `datasets` read any value differently from the JSON text.
-    changed = [
-        f"{where}: case {case.id!r}: the datasets library read this record differently "
-        "from its JSON text"
-        for (where, case), loaded in zip(validated.values(), cases, strict=True)
-        if loaded != case
-    ]
-    if changed:
-        raise InputError(changed)
     return cases
 
 
-def _quietly_load(files: list[Path]) -> Dataset:
-    """The files through `datasets`, without its progress bar on the user's terminal."""
-    was_disabled = are_progress_bars_disabled()
-    disable_progress_bars()
-    try:
-        return load_dataset(
-            "json", data_files=[str(f) for f in files], features=FEATURES, split="train"
-        )
-    finally:
-        if not was_disabled:
-            enable_progress_bars()
-
-
-def _from_row(row: dict[str, Any]) -> dict[str, Any]:
-    passages = [{**p, "fetched": p["fetched"].isoformat()} for p in row["passages"]]
-    return {**row, "passages": passages}
-
-
 def case_to_sample(case: Case) -> Sample:
-    """The case rides in metadata whole; the solver renders it for the chosen prompt version."""
-    gold = case.label.model_dump()
+    """Gold is the target, and only there; the rest of the case rides in metadata, which the
+    solver renders for the chosen prompt version."""
     return Sample(
         id=case.id,
         input=case.question,
-        target=json.dumps(gold, ensure_ascii=False),
-        metadata=case.model_dump(),
+        target=case.label.model_dump_json(),
+        metadata=case.model_dump(exclude={"label"}),
     )
 
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from evals.case_schema import Case
+from farejudge.core.case_schema import Case
 
 
 def sha256(text: str) -> str:

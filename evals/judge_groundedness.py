@@ -3,21 +3,23 @@
 inspect eval evals/judge_groundedness.py -T prompt_version=v2 --model openai/gpt-4o-mini
 """
 
+import json
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from evals.case_schema import Case
-from evals.dataset import DEFAULT_CASES, cases_dataset, load_cases
-from evals.errors import InputError
-from evals.fingerprint import case_hash, case_set_hash, sha256
-from evals.judge_call import check_constrained, judge_generate
-from evals.prompt_versions import PromptVersion, load_prompt_version, manifest_record
-from evals.render import judge_messages
-from scorers.review import REVIEW_VIEWER, review
-from scorers.verdict_scorer import verdict_agreement
+from farejudge.core.case_schema import Case
+from farejudge.core.errors import InputError
+from farejudge.evals.dataset import DEFAULT_CASES, cases_dataset, load_cases
+from farejudge.evals.fingerprint import case_hash, case_set_hash, sha256
+from farejudge.evals.judge_call import judge_generate
+from farejudge.evals.prompt_versions import PromptVersion, load_prompt_version, manifest_record
+from farejudge.evals.render import judge_messages
+from farejudge.evals.verdict_schema import check_constrained
+from farejudge.scorers.review import REVIEW_VIEWER, review
+from farejudge.scorers.verdict_scorer import verdict_agreement
 
 
 @solver
@@ -25,7 +27,10 @@ def render_for_judge(version: PromptVersion) -> Solver:
     """Replace the sample's input with the judge prompt, rendered under the version's contract."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.messages = judge_messages(Case.model_validate(state.metadata), version)
+        # The sample's one validation: the case was checked at load, and the scorer reads only
+        # the target and two strings.
+        case = Case.model_validate({**state.metadata, "label": json.loads(state.target.text)})
+        state.messages = judge_messages(case, version)
         return state
 
     return solve

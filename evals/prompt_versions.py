@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from evals.errors import InputError
+from farejudge.core.errors import InputError
 
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts" / "judge_groundedness"
 MANIFEST = PROMPT_DIR / "manifest.toml"

@@ -8,16 +8,9 @@ so nothing inside can close its tag or open one that passes for the frame.
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
-from evals.case_schema import Case, Passage
-from evals.prompt_versions import PromptVersion, RenderContract
-
-
-def escape(text: str) -> str:
-    return text.replace("<", "&lt;").replace(">", "&gt;")
-
-
-def unescape(text: str) -> str:
-    return text.replace("&lt;", "<").replace("&gt;", ">")
+from farejudge.core.case_schema import Case, Passage
+from farejudge.core.escaping import escape
+from farejudge.evals.prompt_versions import PromptVersion, RenderContract
 
 
 def _block(tag: str, body: str) -> str:

@@ -8,7 +8,7 @@ white space and surrounding punctuation, one contains the other. Matching is one
 import re
 from dataclasses import dataclass
 
-from evals.render import unescape
+from farejudge.core.escaping import unescape
 
 _SPACE = re.compile(r"\s+")
 _EDGE = " \t\n\"'.,;:!?()[]\u201c\u201d\u2018\u2019"  # typographic quotes too

@@ -12,7 +12,7 @@ from typing import cast
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
-from scorers.stats import Confusion, ratio
+from farejudge.scorers.confusion import Confusion, cells, ratio
 
 
 def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
@@ -27,11 +27,8 @@ def confusion(scores: list[SampleScore]) -> Confusion:
         answered = 1.0 - v["judge_failure"]
         if answered <= 0:
             continue
-        gold, judged = v["gold_ungrounded"], v["judge_ungrounded"]
-        tp += answered * gold * judged
-        fn += answered * gold * (1 - judged)
-        fp += answered * (1 - gold) * judged
-        tn += answered * (1 - gold) * (1 - judged)
+        added = cells(answered, v["gold_ungrounded"], v["judge_ungrounded"])
+        tp, fn, fp, tn = (total + part for total, part in zip((tp, fn, fp, tn), added, strict=True))
     return Confusion(tp=tp, fn=fn, fp=fp, tn=tn)
 
 

@@ -1,14 +1,16 @@
 """Score a judge reply against the case's gold verdict."""
 
 import math
+from dataclasses import dataclass
+from typing import Protocol
 
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 
-from evals.case_schema import Case
-from scorers.claims import ClaimComparison, compare_claims
-from scorers.metrics import (
+from farejudge.core.case_schema import Verdict
+from farejudge.scorers.claims import ClaimComparison, compare_claims
+from farejudge.scorers.metrics import (
     balanced_accuracy,
     claim_precision,
     claim_recall,
@@ -19,7 +21,39 @@ from scorers.metrics import (
     recall,
     verdict_accuracy,
 )
-from scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
+from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
+
+
+class Graded(Protocol):
+    """What a reply is scored against: gold's verdict, the answer its claims quote, and why.
+
+    A `Case` is one; the scorer reads one off the sample without validating the case again.
+    """
+
+    @property
+    def label(self) -> Verdict: ...
+
+    @property
+    def answer(self) -> str: ...
+
+    @property
+    def rationale(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Gold:
+    label: Verdict
+    answer: str
+    rationale: str
+
+    @classmethod
+    def of_sample(cls, state: TaskState, target: Target) -> "Gold":
+        """Gold from where the sample keeps it: the target; the rest from the case's metadata."""
+        return cls(
+            label=Verdict.model_validate_json(target.text),
+            answer=str(state.metadata["answer"]),
+            rationale=str(state.metadata["rationale"]),
+        )
 
 
 def _word(grounded: bool) -> str:
@@ -49,7 +83,7 @@ def _verdict_label(verdict: ParsedVerdict) -> str:
 
 
 def _value(
-    case: Case, verdict: ParsedVerdict | None, cmp: ClaimComparison | None
+    case: Graded, verdict: ParsedVerdict | None, cmp: ClaimComparison | None
 ) -> dict[str, float]:
     """What the metrics aggregate; no verdict (a judge failure) agrees with nothing."""
     gold = case.label
@@ -80,7 +114,7 @@ def output_failure(output: ModelOutput) -> str | None:
     return None
 
 
-def score_output(case: Case, output: ModelOutput) -> Score:
+def score_output(case: Graded, output: ModelOutput) -> Score:
     """The Score of the judge's whole output: provider faults first, then the reply text."""
     failure = output_failure(output)
     if failure is not None:
@@ -88,7 +122,7 @@ def score_output(case: Case, output: ModelOutput) -> Score:
     return score_reply(case, output.completion, output.stop_reason)
 
 
-def _failure_score(case: Case, reason: str) -> Score:
+def _failure_score(case: Graded, reason: str) -> Score:
     gold = case.label
     gold_says = _word(gold.grounded)
     return Score(
@@ -103,7 +137,7 @@ def _failure_score(case: Case, reason: str) -> Score:
     )
 
 
-def score_reply(case: Case, reply: str, stop_reason: str = "stop") -> Score:
+def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
     """The Score of one judge reply against one case's gold verdict."""
     gold = case.label
     gold_says = _word(gold.grounded)
@@ -161,6 +195,6 @@ def verdict_agreement() -> Scorer:
     """Agreement of the judge's verdict with gold, case and claim level."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return score_output(Case.model_validate(state.metadata), state.output)
+        return score_output(Gold.of_sample(state, target), state.output)
 
     return score

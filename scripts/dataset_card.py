@@ -1,49 +1,102 @@
-"""Regenerate the statistics table in datasets/README.md from datasets/cases/*.jsonl.
+"""Regenerate the generated parts of datasets/README.md.
+
+From the `Case` model (core/case_schema.py): the `dataset_info` in the front matter and the
+schema table. From the cases (datasets/cases/*.jsonl, read by the project's loader): the
+statistics tables. Each part sits between its own two markers; the rest of the card is
+written by hand.
 
 Usage:
-    python scripts/dataset_card.py          # rewrite the table in place
-    python scripts/dataset_card.py --check  # exit 1 if the table is stale
+    python scripts/dataset_card.py          # rewrite the generated parts in place
+    python scripts/dataset_card.py --check  # exit 1 if any of them is stale
+
+Exit 2: a case file is unusable (each problem one line, as the eval reports it).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-Case = dict[str, Any]
+import yaml
+from datasets.info import DatasetInfosDict
+from huggingface_hub import DatasetCardData
+
+from datasets import DatasetInfo
+from farejudge.core.case_schema import FEATURES, Case
+from farejudge.core.errors import InputError
+from farejudge.evals.dataset import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "datasets"
 CARD = DATA_DIR / "README.md"
-START = "<!-- stats:start -->"
-END = "<!-- stats:end -->"
+# YAML comments: the markers must not change what the front matter says.
+INFO_MARKERS = ("# dataset_info:start", "# dataset_info:end")
+SCHEMA_MARKERS = ("<!-- schema:start -->", "<!-- schema:end -->")
+STATS_MARKERS = ("<!-- stats:start -->", "<!-- stats:end -->")
 
 
-def load_cases(data_dir: Path = DATA_DIR) -> list[Case]:
-    cases: list[Case] = []
-    for path in sorted((data_dir / "cases").glob("*.jsonl")):
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    cases.append(json.loads(line))
-    return cases
+def render_dataset_info() -> str:
+    """`FEATURES` as the `dataset_info` the `datasets` library itself writes into a card."""
+    card_data = DatasetCardData()
+    DatasetInfosDict({"default": DatasetInfo(features=FEATURES)}).to_dataset_card_data(card_data)
+    info = {"dataset_info": card_data["dataset_info"]}
+    text: str = yaml.safe_dump(info, sort_keys=False, allow_unicode=True)
+    return text.rstrip("\n")
+
+
+def render_schema() -> str:
+    """One row per field of `Case`, nested fields included, from the model's JSON schema."""
+    schema = Case.model_json_schema()
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def resolved(node: dict[str, Any]) -> dict[str, Any]:
+        ref = node.get("$ref")
+        return node if ref is None else {**defs[ref.rsplit("/", 1)[-1]], **node}
+
+    def kind(node: dict[str, Any]) -> str:
+        node = resolved(node)
+        if "enum" in node:
+            return " or ".join(f"`{value}`" for value in node["enum"])
+        if node["type"] == "array":
+            text = f"list of {kind(node['items'])}"
+            return f"non-empty {text}" if node.get("minItems", 0) >= 1 else text
+        if "pattern" in node:
+            return f"{node['type']} matching `{node['pattern']}`"
+        if node.get("minLength", 0) >= 1:
+            return f"non-empty {node['type']}"
+        return str(node["type"])
+
+    def rows(properties: dict[str, Any], prefix: str) -> list[str]:
+        out: list[str] = []
+        for name, node in properties.items():
+            cells = [f"`{prefix}{name}`", kind(node), node["description"]]
+            out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+            inner = resolved(node)
+            if inner["type"] == "object":
+                out += rows(inner["properties"], f"{prefix}{name}.")
+            elif inner["type"] == "array" and resolved(inner["items"]).get("type") == "object":
+                out += rows(resolved(inner["items"])["properties"], f"{prefix}{name}[].")
+        return out
+
+    return "\n".join(
+        ["| field | type | meaning |", "|---|---|---|", *rows(schema["properties"], "")]
+    )
 
 
 def render_stats(cases: list[Case]) -> str:
     by_cat: dict[str, list[Case]] = {}
     for case in cases:
-        by_cat.setdefault(case["category"], []).append(case)
+        by_cat.setdefault(case.category, []).append(case)
 
     def row(name: str, cs: list[Case]) -> str:
-        g = sum(c["label"]["grounded"] for c in cs)
-        mt = sum(bool(c["prior_turns"]) for c in cs)
-        claims = sum(len(c["label"]["unsupported_claims"]) for c in cs)
-        pas = [len(c["passages"]) for c in cs]
+        g = sum(c.label.grounded for c in cs)
+        mt = sum(bool(c.prior_turns) for c in cs)
+        claims = sum(len(c.label.unsupported_claims) for c in cs)
+        pas = [len(c.passages) for c in cs]
         share = f"{g / len(cs):.0%}" if cs else "-"
         return (f"| {name} | {len(cs)} | {g} | {len(cs) - g} | {share} | {mt} | {claims} "
                 f"| {statistics.mean(pas):.2f} | {min(pas)}-{max(pas)} |")
@@ -56,11 +109,11 @@ def render_stats(cases: list[Case]) -> str:
     lines += [row(f"`{cat}`", by_cat[cat]) for cat in sorted(by_cat)]
     lines.append(row("**all**", cases))
 
-    agencies = Counter(p["agency"] for c in cases for p in c["passages"])
-    id_prefix = Counter(c["id"].rsplit("-", 1)[0] for c in cases)
-    rules = Counter(r for c in cases for r in c["rules"])
+    agencies = Counter(p.agency for c in cases for p in c.passages)
+    id_prefix = Counter(c.id.rsplit("-", 1)[0] for c in cases)
+    rules = Counter(r for c in cases for r in c.rules)
     injected = sum(
-        any(r.startswith("injection-") for r in c["rules"]) for c in cases
+        any(r.startswith("injection-") for r in c.rules) for c in cases
     )
     lines += [
         "",
@@ -77,7 +130,7 @@ def render_stats(cases: list[Case]) -> str:
     lines += [
         "",
         f"Distinct rule ids used: {len(rules)}. Cases with injected text: {injected}. "
-        f"Total passages: {sum(len(c['passages']) for c in cases)}.",
+        f"Total passages: {sum(len(c.passages) for c in cases)}.",
         "",
         "| rule id | cases |",
         "|---|---:|",
@@ -86,32 +139,44 @@ def render_stats(cases: list[Case]) -> str:
     return "\n".join(lines)
 
 
-def updated_card(card_text: str, cases: list[Case]) -> str:
-    head, sep1, rest = card_text.partition(START)
-    _, sep2, tail = rest.partition(END)
+def _replaced(text: str, markers: tuple[str, str], body: str) -> str:
+    start, end = markers
+    head, sep1, rest = text.partition(start)
+    _, sep2, tail = rest.partition(end)
     if not sep1 or not sep2:
-        raise SystemExit(f"{CARD}: stats markers not found")
-    return f"{head}{START}\n{render_stats(cases)}\n{END}{tail}"
+        raise SystemExit(f"{CARD}: markers {start!r} and {end!r} not found")
+    return f"{head}{start}\n{body}\n{end}{tail}"
+
+
+def updated_card(card_text: str, cases: list[Case]) -> str:
+    text = _replaced(card_text, INFO_MARKERS, render_dataset_info())
+    text = _replaced(text, SCHEMA_MARKERS, render_schema())
+    return _replaced(text, STATS_MARKERS, render_stats(cases))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").strip().splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the table is stale")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the card is stale")
     args = parser.parse_args(argv)
+    try:
+        cases = load_cases(DATA_DIR / "cases")
+    except InputError as err:
+        print(err, file=sys.stderr)
+        return 2
     text = CARD.read_text(encoding="utf-8")
-    new = updated_card(text, load_cases())
+    new = updated_card(text, cases)
     if args.check:
         if new != text:
-            print(f"{CARD} statistics table is stale; run python scripts/dataset_card.py",
+            print(f"{CARD}: the generated parts are stale; run python scripts/dataset_card.py",
                   file=sys.stderr)
             return 1
-        print("statistics table is current")
+        print("dataset card is current")
         return 0
     if new != text:
         CARD.write_text(new, encoding="utf-8")
         print(f"updated {CARD}")
     else:
-        print("statistics table already current")
+        print("dataset card already current")
     return 0
 
 

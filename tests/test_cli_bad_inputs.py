@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import rich
 from pydantic import BaseModel, StrictBool, StrictStr, TypeAdapter, ValidationError
 
-from evals.errors import InputError
-from evals.inspect_internals import exception_hook
-from evals.judge_groundedness import judge_groundedness
+from farejudge.core.errors import InputError
+from farejudge.core.inspect_internals import exception_hook
+from farejudge.evals.judge_groundedness import judge_groundedness
 from tests.cli import Run, inspect_eval
 
 GOOD = Path(__file__).parent / "fixtures" / "cases.jsonl"
@@ -176,6 +177,9 @@ def test_an_option_given_as_a_list_is_an_input_error() -> None:
 def test_the_message_is_printed_as_written(
     problem: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # rich's global console keeps the stream it was given, which may be an earlier test's
+    # capture: give it this test's, as a fresh CLI process would have.
+    rich.reconfigure()
     error = InputError([problem])
     exception_hook()(InputError, error, error.__traceback__)
     # rich wraps at the console's width when not on a terminal; the words must survive whole.

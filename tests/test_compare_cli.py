@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from comparison.cli import EXIT_GATE, EXIT_INPUT, EXIT_OK, run
-from comparison.load import load_runs
-from comparison.stats import mcnemar_exact
-from comparison.tables import build_report
+from farejudge.comparison.analysis import build_report
+from farejudge.comparison.cli import EXIT_GATE, EXIT_INPUT, EXIT_OK, run
+from farejudge.comparison.intervals import mcnemar_exact
+from farejudge.comparison.load import load_runs
 from tests.judge_runs import run_version, write_cases
 
 V1 = {"conv-004": "wrong", "fresh-001": "wrong", "t-conv": "wrong"}

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from comparison.stats import Interval, bootstrap, mcnemar_exact, wilson
-from comparison.tables import build_report
+from farejudge.comparison.analysis import build_report
+from farejudge.comparison.intervals import Interval, bootstrap, mcnemar_exact, wilson
 from tests.tidy import row, runs
 
 

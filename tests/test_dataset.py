@@ -6,8 +6,8 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import AfterValidator, BaseModel, StrictBool, TypeAdapter, ValidationError
 
-from evals.dataset import DEFAULT_CASES, case_to_sample, cases_dataset, load_cases
-from evals.errors import InputError
+from farejudge.core.errors import InputError
+from farejudge.evals.dataset import DEFAULT_CASES, case_to_sample, cases_dataset, load_cases
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cases.jsonl"
 
@@ -165,3 +165,45 @@ def test_empty_and_missing_files(tmp_path: Path) -> None:
 
 def test_datasets_folder_is_not_a_python_package() -> None:
     assert not (DEFAULT_CASES.parent / "__init__.py").exists()
+
+
+def test_line_numbers_count_blank_lines_and_every_line_ending(tmp_path: Path) -> None:
+    conv, price, silence = FIXTURES.read_text(encoding="utf-8").splitlines()
+    # Line 1 blank (CRLF), 2 CRLF, 3 only spaces, 4 ends in a lone CR, 5 LF, 6 has no newline.
+    text = f"\r\n{conv}\r\n  \n{price}\r{silence}\n"
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+    assert [c.id for c in load_cases(path)] == ["t-conv", "t-price", "t-silence"]
+    path.write_bytes(f"{text}{mutate('claim not in answer')}".encode())
+    with pytest.raises(InputError) as err:
+        load_cases(path)
+    (line,) = err.value.problems
+    assert line == (
+        f"{path}:6: case 't-new': field 'label.unsupported_claims.0': "
+        "'costs $99' is not a verbatim part of the answer"
+    )
+
+
+def test_a_line_ends_only_at_a_line_break(tmp_path: Path) -> None:
+    # JSON allows U+2028 and U+0085 raw inside a string; neither ends the record's line.
+    record = good_record()
+    record["rationale"] += " \u2028 \x85"
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        json.dumps(record, ensure_ascii=False) + "\n" + mutate("extra field") + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError) as err:
+        load_cases(path)
+    (line,) = err.value.problems
+    assert line.startswith(f"{path}:2: case 't-new': field 'score': ")
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    (case,) = load_cases(path)
+    assert case.rationale == record["rationale"]
+
+
+def test_a_folder_name_is_not_a_pattern(tmp_path: Path) -> None:
+    folder = tmp_path / "[draft]"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text(FIXTURES.read_text(encoding="utf-8"), encoding="utf-8")
+    assert [c.id for c in load_cases(folder)] == ["t-conv", "t-price", "t-silence"]

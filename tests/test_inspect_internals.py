@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-INTERNALS = REPO_ROOT / "evals" / "inspect_internals.py"
+INTERNALS = REPO_ROOT / "core" / "inspect_internals.py"
 PRIVATE = re.compile(r"inspect_ai\._|inspect_ai\.\w+\._|\._ctx\b")
 SOURCE_DIRS = ["evals", "scorers", "providers", "comparison", "tests", "benchmarks", "scripts"]
 

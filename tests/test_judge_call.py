@@ -6,10 +6,10 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 
-from evals.dataset import load_cases
-from evals.judge_call import VERDICT_SCHEMA, schema_mode
+from farejudge.evals.dataset import load_cases
+from farejudge.evals.verdict_schema import VERDICT_SCHEMA, schema_mode
+from farejudge.simulate.scripted_judge import echo_gold, scripted_judge
 from tests.cli import task_file
-from tests.scripted_judge import echo_gold, scripted_judge
 
 # A str: it is also a task argument, which Inspect records in the log.
 FIXTURES = str(Path(__file__).parent / "fixtures" / "cases.jsonl")

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from tests.load import run_load
+from farejudge.simulate.load_run import run_load
 
 
 def test_every_case_is_logged_and_scored_once(tmp_path: Path) -> None:

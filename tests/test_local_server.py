@@ -25,8 +25,9 @@ from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
 
-from evals.errors import InputError
-from evals.judge_call import FIRST_SCHEMA_ATTEMPTS, VERDICT_SCHEMA, json_object_schema
+from farejudge.core.errors import InputError
+from farejudge.evals.schema_check import FIRST_SCHEMA_ATTEMPTS
+from farejudge.evals.verdict_schema import VERDICT_SCHEMA, json_object_schema
 from tests.local_server import (
     README_PORT,
     Server,
@@ -71,9 +72,7 @@ ENV = {
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     port = free_port()
-    command = on_port(
-        readme_command("llama_cpp.server"), f"--port {README_PORT}", f"--port {port}"
-    )
+    command = on_port(readme_command("llama_cpp.server"), f"--port {README_PORT}", f"--port {port}")
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
     # Loopback only. The server's own defaults, stated: 2,048 tokens of context hold a
     # ~750-token prompt and 512 new ones; one decode thread leaves a core to Inspect.
@@ -206,20 +205,23 @@ class RefusesJsonSchema(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        status, body = 200, {
-            "id": "chatcmpl-1",
-            "object": "chat.completion",
-            "created": 0,
-            "model": request["model"],
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": VERDICT_REPLY},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 700, "completion_tokens": 20, "total_tokens": 720},
-        }
+        status, body = (
+            200,
+            {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "created": 0,
+                "model": request["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": VERDICT_REPLY},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 700, "completion_tokens": 20, "total_tokens": 720},
+            },
+        )
         if (request.get("response_format") or {}).get("type") == "json_schema":
             RefusesJsonSchema.refused += 1
             status, body = 500, {"error": {"message": REFUSAL, "type": "internal_server_error"}}

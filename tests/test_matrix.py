@@ -9,15 +9,15 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 
-from comparison.cli import EXIT_OK
-from comparison.cli import run as compare
-from comparison.matrix import EXIT_INPUT, run, run_matrix
-from evals.case_schema import Case
-from evals.dataset import load_cases
+from farejudge.comparison.cli import EXIT_OK
+from farejudge.comparison.cli import run as compare
+from farejudge.core.case_schema import Case
+from farejudge.evals.dataset import load_cases
+from farejudge.evals.matrix import EXIT_INPUT, run, run_matrix
+from farejudge.simulate.scripted_judge import scripted_judge
+from farejudge.simulate.synthetic_cases import write_cases as write_synthetic
 from tests.fault_judge import CALLS, OUTAGE_OVER, Fault
 from tests.judge_runs import replies, write_cases
-from tests.scripted_judge import scripted_judge
-from tests.synthetic_cases import write_cases as write_synthetic
 
 MODELS = ["mockllm/judge-a", "mockllm/judge-b"]
 

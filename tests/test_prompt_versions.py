@@ -2,8 +2,13 @@ import datetime
 
 import pytest
 
-from evals.errors import InputError
-from evals.prompt_versions import PROMPT_DIR, load_manifest, load_prompt_version, version_names
+from farejudge.core.errors import InputError
+from farejudge.evals.prompt_versions import (
+    PROMPT_DIR,
+    load_manifest,
+    load_prompt_version,
+    version_names,
+)
 
 
 def paragraphs(text: str) -> list[str]:

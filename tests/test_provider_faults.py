@@ -11,11 +11,11 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from comparison.cli import run as compare
+from farejudge.comparison.cli import run as compare
+from farejudge.simulate.scripted_judge import mock_output
+from farejudge.simulate.synthetic_cases import case_id_shown, gold_reply, write_cases
 from tests.cli import task_file
 from tests.fault_judge import CALLS, OUTAGE_OVER, Fault, provider_exception
-from tests.scripted_judge import mock_output
-from tests.synthetic_cases import case_id_shown, gold_reply, write_cases
 
 SENTINEL_KEY = "sk-sentinel-0123456789abcdef"
 

@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from evals.case_schema import Case, Passage, Turn, Verdict
-from evals.dataset import load_cases
-from evals.prompt_versions import load_prompt_version
-from evals.render import judge_messages, render_case
+from farejudge.core.case_schema import Case, Passage, Turn, Verdict
+from farejudge.evals.dataset import load_cases
+from farejudge.evals.prompt_versions import load_prompt_version
+from farejudge.evals.render import judge_messages, render_case
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cases.jsonl"
 

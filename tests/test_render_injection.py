@@ -17,12 +17,13 @@ from hypothesis import strategies as st
 from inspect_ai import eval
 from inspect_ai.model import ChatMessageSystem
 
-from evals.case_schema import Case, Passage, Turn, Verdict
-from evals.dataset import DEFAULT_CASES, load_cases
-from evals.prompt_versions import load_prompt_version, version_names
-from evals.render import escape, judge_messages
+from farejudge.core.case_schema import Case, Passage, Turn, Verdict
+from farejudge.core.escaping import escape
+from farejudge.evals.dataset import DEFAULT_CASES, load_cases
+from farejudge.evals.prompt_versions import load_prompt_version, version_names
+from farejudge.evals.render import judge_messages
+from farejudge.simulate.scripted_judge import echo_gold, scripted_judge
 from tests.cli import task_file
-from tests.scripted_judge import echo_gold, scripted_judge
 
 VERSIONS = version_names()
 ATTACKS = [

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from inspect_ai.viewer import TaskSamplesView
 
-from scorers.review import OUTCOME_ROLES, REVIEW_SCORER
+from farejudge.scorers.review import OUTCOME_ROLES, REVIEW_SCORER
 from tests.judge_runs import FIXTURE_CASES, run_version
 
 

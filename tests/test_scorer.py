@@ -10,12 +10,18 @@ from inspect_ai.model import ModelName
 from inspect_ai.scorer import Metric, SampleScore, Target, Value
 from inspect_ai.solver import TaskState
 
-from evals.dataset import case_to_sample, load_cases
-from scorers.claims import compare_claims
-from scorers.metrics import claim_precision, claim_recall, cohen_kappa, confusion, verdict_accuracy
-from scorers.stats import Confusion
-from scorers.verdict_scorer import score_reply, verdict_agreement
-from tests.scripted_judge import mock_output
+from farejudge.evals.dataset import case_to_sample, load_cases
+from farejudge.scorers.claims import compare_claims
+from farejudge.scorers.confusion import Confusion
+from farejudge.scorers.metrics import (
+    claim_precision,
+    claim_recall,
+    cohen_kappa,
+    confusion,
+    verdict_accuracy,
+)
+from farejudge.scorers.verdict_scorer import score_reply, verdict_agreement
+from farejudge.simulate.scripted_judge import mock_output
 
 CASES = {c.id: c for c in load_cases(Path(__file__).parent / "fixtures" / "cases.jsonl")}
 

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import pytest
 from inspect_ai.log import read_eval_log
 
+from farejudge.simulate.synthetic_cases import CASE_ID, gold_reply, write_cases
 from tests.cli import inspect_eval
-from tests.synthetic_cases import CASE_ID, gold_reply, write_cases
 
 SENTINELS = {
     "OPENAI_API_KEY": "sk-sentinel-openai-5f0d1c9e7a",

@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeVar
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
+from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 
 T = TypeVar("T")
 

@@ -1,6 +1,6 @@
 import pytest
 
-from scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
+from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 
 VALID = '{"grounded": false, "unsupported_claims": ["a $2.00 fare"], "reasoning": "P1 says $1.25."}'
 

@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 
-from comparison.load import Runs
+from farejudge.comparison.load import Runs
 
 
 def row(
@@ -66,6 +66,7 @@ def runs(
         },
         versions=sorted({v for v, _ in pairs}),
         models=sorted({m for _, m in pairs}),
+        current="v3",
         pinned=pinned or {"v1": [], "v2": [], "v3": []},
         notes=[],
     )

@@ -12,8 +12,8 @@ from pathlib import Path
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log, read_eval_log_samples
 
-from evals.judge_groundedness import judge_groundedness
-from tests.synthetic_cases import synthetic_judge, write_cases
+from farejudge.evals.judge_groundedness import judge_groundedness
+from farejudge.simulate.synthetic_cases import synthetic_judge, write_cases
 
 
 @dataclass(frozen=True)

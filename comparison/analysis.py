@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from comparison.load import LogsError, Runs
-from comparison.stats import Interval, Statistic, bootstrap, mcnemar_exact, wilson
-from scorers.stats import Confusion
+from farejudge.comparison.intervals import Interval, Statistic, bootstrap, mcnemar_exact, wilson
+from farejudge.comparison.load import LogsError, Runs
+from farejudge.scorers.confusion import Confusion, cells
 
 # Columns of the per-case totals array the bootstrap statistics read.
 _TP, _FN, _FP, _TN, _MATCHED, _JUDGE, _GOLD = range(7)
@@ -193,16 +193,22 @@ def _modal(values: pd.Series) -> str:
     return str(Counter(values).most_common(1)[0][0])
 
 
+def _cells(samples: pd.DataFrame) -> tuple[NDArray[np.float64], ...]:
+    """Each case-epoch's (tp, fn, fp, tn) contribution; a judge failure adds to none."""
+    answered = 1 - samples["failure"].to_numpy(dtype=float)
+    gold = samples["gold_ungrounded"].to_numpy(dtype=float)
+    judged = samples["judge_ungrounded"].fillna(0).to_numpy(dtype=float)
+    return cells(answered, gold, judged)
+
+
 def per_case(samples: pd.DataFrame) -> pd.DataFrame:
     """One row per version, model and case: epoch shares, totals and the modal verdict."""
-    answered = 1 - samples["failure"]
-    gold = samples["gold_ungrounded"]
-    judged = samples["judge_ungrounded"].fillna(0)
+    tp, fn, fp, tn = _cells(samples)
     rows = samples.assign(
-        tp=answered * gold * judged,
-        fn=answered * gold * (1 - judged),
-        fp=answered * (1 - gold) * judged,
-        tn=answered * (1 - gold) * (1 - judged),
+        tp=tp,
+        fn=fn,
+        fp=fp,
+        tn=tn,
         kind=[
             _verdict_kind(f, j)
             for f, j in zip(samples["failure"], samples["judge_ungrounded"], strict=True)
@@ -252,14 +258,14 @@ def _summary(
 def _confusion_counts(version: str, model: str, rows: pd.DataFrame) -> ConfusionCounts:
     failed = rows["failure"] > 0
     gold = rows["gold_ungrounded"] > 0
-    judged = rows["judge_ungrounded"] > 0
+    tp, fn, fp, tn = (round(float(cell.sum())) for cell in _cells(rows))
     return ConfusionCounts(
         version=version,
         model=model,
-        tp=int((~failed & gold & judged).sum()),
-        fn=int((~failed & gold & ~judged).sum()),
-        fp=int((~failed & ~gold & judged).sum()),
-        tn=int((~failed & ~gold & ~judged).sum()),
+        tp=tp,
+        fn=fn,
+        fp=fp,
+        tn=tn,
         failed_ungrounded=int((failed & gold).sum()),
         failed_grounded=int((failed & ~gold).sum()),
     )
@@ -313,7 +319,7 @@ def _transition(
 def _pinned(runs: Runs, cases: pd.DataFrame) -> list[PinnedCheck]:
     indexed = cases.set_index(["version", "model", "case"])
     in_case_sets = {case for case_set in runs.case_sets.values() for case in case_set}
-    newest = runs.versions[-1]
+    newest = runs.current
     # Manifest order; a version the manifest does not know is taken to come after them all.
     rank = {v: i for i, v in enumerate(runs.pinned)}
     checks = []

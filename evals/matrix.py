@@ -21,9 +21,9 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.util import DisplayType
 from rich.text import Text
 
-from evals.inspect_internals import PrerequisiteError
-from evals.judge_groundedness import judge_groundedness
-from evals.prompt_versions import version_names
+from farejudge.core.inspect_internals import PrerequisiteError
+from farejudge.evals.judge_groundedness import judge_groundedness
+from farejudge.evals.prompt_versions import version_names
 
 DEFAULT_LOG_DIR = "logs/matrix"
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_INPUT = 0, 1, 2

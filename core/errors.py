@@ -2,7 +2,7 @@
 
 from rich.markup import escape
 
-from evals.inspect_internals import PrerequisiteError
+from farejudge.core.inspect_internals import PrerequisiteError
 
 
 class InputError(PrerequisiteError):

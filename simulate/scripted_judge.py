@@ -13,8 +13,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from evals.case_schema import Case
-from evals.render import escape
+from farejudge.core.case_schema import Case
+from farejudge.core.escaping import escape
 
 
 def mock_output(text: str, stop_reason: str = "stop") -> ModelOutput:

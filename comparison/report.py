@@ -3,16 +3,39 @@
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from comparison.gate import GateResult
-from comparison.stats import Interval
-from comparison.tables import PinnedCheck, Report, Transition
+from farejudge.comparison.analysis import PinnedCheck, Report, Transition
+from farejudge.comparison.gate import GateResult
+from farejudge.comparison.intervals import Interval
+
+Tone = Literal["good", "bad"]
+
+
+class Toned(str):
+    """Text that carries its tone, good news or bad, for a renderer that shows it (HTML)."""
+
+    tone: Tone
+
+    def __new__(cls, text: str, tone: Tone) -> "Toned":
+        toned = super().__new__(cls, text)
+        toned.tone = tone
+        return toned
+
+
+def good(text: str) -> Toned:
+    return Toned(text, "good")
+
+
+def bad(text: str) -> Toned:
+    return Toned(text, "bad")
 
 
 @dataclass(frozen=True)
 class Table:
     columns: list[str]
     rows: list[list[str]]
+    """Cells; a `Toned` one carries its tone."""
     caption: str = ""
 
 
@@ -23,7 +46,10 @@ class Section:
     """Names the section's plot, if it has one."""
     lines: list[str] = field(default_factory=list)
     bullets: list[str] = field(default_factory=list)
+    """Bullets; a `Toned` one carries its tone."""
     tables: list[Table] = field(default_factory=list)
+    tone: Tone | None = None
+    """The whole section's verdict, where it gives one (the gate)."""
 
 
 def number(x: float, signed: bool = False) -> str:
@@ -60,13 +86,14 @@ def _header(report: Report) -> Section:
 
 def _gate(gate: GateResult) -> Section:
     status = gate.status
-    bullets = [f"FAIL: {v.reason}" for v in gate.violations]
+    bullets: list[str] = [bad(f"FAIL: {v.reason}") for v in gate.violations]
     bullets += [f"allowed: {v.reason}" for v in gate.allowed]
     bullets += [f"judge failures: {line}" for line in gate.failures]
     bullets += [f"allowed, but nothing to allow: {case}" for case in gate.unused_allows]
     return Section(
         title=f"Gate: {status}",
         key="gate",
+        tone="good" if gate.passed else "bad",
         lines=[
             "The gate fails when a pinned case is wrong on the version that fixed it or on "
             "the newest version, or when the newest version breaks a case the version before "
@@ -128,7 +155,7 @@ def _flips(report: Report) -> Section:
     for t in report.transitions:
         rows = [
             [f.case, f.category, change, f.before, f.after]
-            for change, flips in (("fixed", t.fixed), ("broken", t.broken))
+            for change, flips in ((good("fixed"), t.fixed), (bad("broken"), t.broken))
             for f in flips
         ]
         tables.append(
@@ -158,24 +185,24 @@ def _pinned_cell(check: PinnedCheck | None) -> str:
     if check is None:
         return "—"
     if check.holds:
-        return "holds"
+        return good("holds")
     if check.right is None:
         if not check.in_case_sets:
             return NOT_IN_CASE_SET
-        return "INCOMPLETE (no result)" if check.gating else "no result (not gated)"
+        return bad("INCOMPLETE (no result)") if check.gating else "no result (not gated)"
     what = f"judge: {check.verdict}"
-    return f"FAILS ({what})" if check.gating else f"wrong ({what}; not gated)"
+    return bad(f"FAILS ({what})") if check.gating else bad(f"wrong ({what}; not gated)")
 
 
 def _pinned_status(checks: list[PinnedCheck]) -> str:
     gated = [c for c in checks if c.gating]
     if all(c.holds for c in gated):
-        return "holds"
+        return good("holds")
     if all(c.right is None and not c.in_case_sets for c in checks):
         return NOT_IN_CASE_SET
     if any(c.right is False for c in gated):
-        return "FAILS"
-    return "INCOMPLETE"
+        return bad("FAILS")
+    return bad("INCOMPLETE")
 
 
 def _changed(report: Report) -> Section:

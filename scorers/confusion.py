@@ -5,6 +5,26 @@ of epochs on each side. An undefined ratio (nothing in its denominator) is NaN, 
 """
 
 from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+Share = TypeVar("Share", float, NDArray[np.float64])
+
+
+def cells(answered: Share, gold: Share, judged: Share) -> tuple[Share, Share, Share, Share]:
+    """What one case-epoch (or an array of them) adds to (tp, fn, fp, tn).
+
+    1 is "ungrounded" for `gold` and `judged`; `answered` is 0 for a judge failure, which
+    then adds to no cell. Shares between 0 and 1 are allowed: a case over epochs.
+    """
+    return (
+        answered * gold * judged,
+        answered * gold * (1 - judged),
+        answered * (1 - gold) * judged,
+        answered * (1 - gold) * (1 - judged),
+    )
 
 
 def ratio(num: float, den: float) -> float:

@@ -13,7 +13,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from tests.scripted_judge import mock_output
+from farejudge.simulate.scripted_judge import mock_output
 
 CATEGORIES = ["price", "age", "silence", "injection", "conv"]
 CASE_ID = re.compile(r"\[case (syn-\d+)\]")

@@ -1,0 +1,133 @@
+"""The case record: one JSON Lines record per fare-policy case, gold label included.
+
+`Case` is the only declaration of the record's shape. Everything else that describes it is
+derived from the model: `FEATURES` here, for the `datasets` library, and the dataset card's
+`dataset_info` and schema table (scripts/dataset_card.py writes both into datasets/README.md).
+"""
+
+import datetime
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from datasets import Features, List, Value
+
+
+def _iso_date(text: str) -> str:
+    datetime.date.fromisoformat(text)
+    return text
+
+
+# Stored as a date by `datasets`: its JSON reader turns any "YYYY-MM-DD" string into a
+# timestamp, and a string column would then hold "2026-08-01 00:00:00".
+IsoDate = Annotated[
+    str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_iso_date), Value("date32")
+]
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+# Strict: a JSON string "false" is not the boolean false, and a number is not a string.
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Turn(BaseModel):
+    model_config = _STRICT
+
+    role: Literal["user", "assistant"] = Field(description="who spoke")
+    content: NonEmpty = Field(description="what they said")
+
+
+class Passage(BaseModel):
+    model_config = _STRICT
+
+    tag: NonEmpty = Field(description="`P1`, `P2`, … in order, unique within a case")
+    agency: NonEmpty = Field(description="the agency, from the corpus document's front matter")
+    title: NonEmpty = Field(description="the document's title, from its front matter")
+    section: NonEmpty = Field(description="the `## Section` of the document the text is from")
+    url: NonEmpty = Field(description="the document's URL, from its front matter")
+    fetched: IsoDate = Field(
+        description="the day the document was fetched (a calendar date), from its front "
+        "matter; `load_dataset` gives it as a date"
+    )
+    text: NonEmpty = Field(description="a verbatim part of that section")
+
+
+class Verdict(BaseModel):
+    """A groundedness verdict: the judge's reply and the gold label have this shape."""
+
+    model_config = _STRICT
+
+    grounded: bool = Field(description="`true` exactly when `unsupported_claims` is empty")
+    unsupported_claims: list[str] = Field(
+        description="each unsupported claim, copied verbatim from `answer` "
+        "(see the labeling guide)"
+    )
+
+
+class Case(BaseModel):
+    model_config = _STRICT
+
+    id: NonEmpty = Field(
+        description="unique across all files: `<prefix>-NNN` "
+        "(`conv-`, `fresh-`, `prov-`, `price-`, …)"
+    )
+    category: NonEmpty = Field(description="one of the categories below; equals the file name")
+    question: NonEmpty = Field(description="the rider's current question")
+    prior_turns: list[Turn] = Field(description="earlier turns; `[]` for single-turn cases")
+    passages: list[Passage] = Field(
+        min_length=1, description="the passages the assistant retrieved"
+    )
+    answer: NonEmpty = Field(description="the assistant answer under audit")
+    label: Verdict = Field(description="the gold verdict")
+    rationale: NonEmpty = Field(description="why the gold label is what it is")
+    rules: list[str] = Field(description="rule ids from the vocabulary below")
+
+
+def case_problems(case: Case) -> list[tuple[str, str]]:
+    """Rules that hold across fields, as (field, problem) pairs."""
+    problems: list[tuple[str, str]] = []
+    claims = case.label.unsupported_claims
+    if case.label.grounded and claims:
+        problems.append(("label", "grounded is true but unsupported_claims is not empty"))
+    if not case.label.grounded and not claims:
+        problems.append(("label", "grounded is false but unsupported_claims is empty"))
+    for i, claim in enumerate(claims):
+        if claim not in case.answer:
+            problems.append(
+                (f"label.unsupported_claims.{i}", f"{claim!r} is not a verbatim part of the answer")
+            )
+    seen: set[str] = set()
+    for i, passage in enumerate(case.passages):
+        if passage.tag in seen:
+            problems.append((f"passages.{i}.tag", f"tag {passage.tag!r} is used twice"))
+        seen.add(passage.tag)
+    return problems
+
+
+def _feature(annotation: Any, metadata: list[Any]) -> Any:
+    """The `datasets` feature for one field; a `Value` in its metadata overrides its type."""
+    stored = [item for item in metadata if isinstance(item, Value)]
+    if stored:
+        return stored[0]
+    if annotation is str or get_origin(annotation) is Literal:
+        return Value("string")
+    if annotation is bool:
+        return Value("bool")
+    if get_origin(annotation) is list:
+        (item,) = get_args(annotation)
+        return List(_feature(item, []))
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _features(annotation)
+    # A new kind of field must be given its column type here, not guessed.
+    raise TypeError(f"no `datasets` feature for {annotation!r}")
+
+
+def _features(model: type[BaseModel]) -> dict[str, Any]:
+    return {
+        name: _feature(field.annotation, field.metadata)
+        for name, field in model.model_fields.items()
+    }
+
+
+FEATURES = Features(_features(Case))
+"""The case's columns for the `datasets` library, so that it reads them with fixed types
+instead of inferring them per file."""

@@ -1,0 +1,69 @@
+"""A provider's failure told as one redacted line, and the error that errors the sample.
+
+An outage is not the judge's behaviour: the solver raises `JudgeUnreachable` in place of the
+provider's exception, so Inspect records a sample error (retried by `inspect eval-retry`)
+whose message names the cause and quotes no credential.
+"""
+
+import os
+import re
+
+from tenacity import RetryError
+
+from farejudge.core.inspect_internals import ModelGenerateError
+
+# Names of environment variables whose values must never reach a log: a provider or a local
+# server may echo the credential it was sent inside its error text.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
+_MAX_ERROR_CHARS = 500
+
+
+def redact_secrets(text: str) -> str:
+    for name, value in os.environ.items():
+        if _SECRET_NAME.search(name) and len(value) >= 8:
+            text = text.replace(value, f"[{name} redacted]")
+    return text
+
+
+def provider_text(err: BaseException) -> tuple[BaseException, str, int | None]:
+    """The provider's own exception, its message, and the HTTP status where there is one."""
+    if isinstance(err, RetryError):
+        err = err.last_attempt.exception() or err
+    # ModelGenerateError's own message carries the whole request, prompt included; the
+    # provider's exception, its cause, names the fault.
+    if isinstance(err, ModelGenerateError) and err.provider_message:
+        return err.__cause__ or err, err.provider_message, err.status_code
+    status = getattr(err, "status_code", None)
+    return err, str(err) or repr(err), status if isinstance(status, int) else None
+
+
+def describe_provider_error(err: BaseException) -> str:
+    """One line naming a provider fault, short enough to read in the viewer's sample list."""
+    attempts = ""
+    if isinstance(err, RetryError):
+        # Inspect's retry gives up by raising tenacity's wrapper; the cause is the last attempt.
+        attempts = f" (gave up after {err.last_attempt.attempt_number} attempts)"
+    cause, text, status = provider_text(err)
+    if status is not None and str(status) not in text:
+        text = f"HTTP {status}: {text}"
+    text = " ".join(text.split())
+    if len(text) > _MAX_ERROR_CHARS:
+        text = text[:_MAX_ERROR_CHARS] + "..."
+    return redact_secrets(f"{type(cause).__name__}: {text}{attempts}")
+
+
+class JudgeUnreachable(RuntimeError):
+    """The judge gave no reply because its provider failed: an outage, not a verdict.
+
+    Raised in place of the provider's exception so the sample error Inspect records carries
+    one redacted line, not an error text that may quote a credential.
+    """
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(cause)
+        # What Inspect shows as the sample's error, in the sample list and the log.
+        self.message = f"judge unreachable: {cause}"
+
+
+class SchemaRejected(JudgeUnreachable):
+    """The server refused the verdict schema itself; no retry will change that."""
