@@ -23,6 +23,8 @@ from datasets import (
 )
 from farejudge.core.case_schema import Case, case_problems
 from farejudge.core.errors import InputError
+from farejudge.evals.prompt_versions import PromptVersion
+from farejudge.evals.render import judge_messages
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CASES = REPO_ROOT / "datasets" / "cases"
@@ -148,18 +150,28 @@ def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
     return cases
 
 
-def case_to_sample(case: Case) -> Sample:
-    """Gold is the target, and only there; the rest of the case rides in metadata, which the
-    solver renders for the chosen prompt version."""
+SAMPLE_METADATA = {"category", "answer", "rationale", "rules"}
+"""The case fields a sample keeps in metadata."""
+
+
+def case_to_sample(case: Case, version: PromptVersion, **derivation: str) -> Sample:
+    """The case as the judge sees it under `version`, rendered once, as it is loaded.
+
+    Gold is the target, and only there. Metadata carries what the scorer and the viewer read
+    besides: the rest of the case is in the prompt, and Inspect copies metadata many times
+    per sample. `derivation` (relation, derived_from, edit) says how a derived case was made.
+    """
     return Sample(
         id=case.id,
-        input=case.question,
+        input=judge_messages(case, version),
         target=case.label.model_dump_json(),
-        metadata=case.model_dump(exclude={"label"}),
+        metadata={**case.model_dump(include=SAMPLE_METADATA), **derivation},
     )
 
 
-def cases_dataset(cases: list[Case], path: str | Path = DEFAULT_CASES) -> MemoryDataset:
+def cases_dataset(
+    cases: list[Case], version: PromptVersion, path: str | Path = DEFAULT_CASES
+) -> MemoryDataset:
     return MemoryDataset(
-        [case_to_sample(c) for c in cases], name=Path(path).stem, location=str(path)
+        [case_to_sample(c, version) for c in cases], name=Path(path).stem, location=str(path)
     )

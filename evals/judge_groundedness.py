@@ -3,38 +3,21 @@
 inspect eval evals/judge_groundedness.py -T prompt_version=v2 --model openai/gpt-4o-mini
 """
 
-import json
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.dataset import MemoryDataset
 
-from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
-from farejudge.evals.dataset import DEFAULT_CASES, cases_dataset, load_cases
-from farejudge.evals.fingerprint import case_hash, case_set_hash, sha256
+from farejudge.evals.dataset import DEFAULT_CASES, load_cases
+from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.judge_call import judge_generate
-from farejudge.evals.prompt_versions import PromptVersion, load_prompt_version, manifest_record
-from farejudge.evals.render import judge_messages
+from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
+from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
-from farejudge.scorers.review import REVIEW_VIEWER, review
+from farejudge.scorers.review import METAMORPHIC_VIEWER, REVIEW_VIEWER, review
 from farejudge.scorers.verdict_scorer import verdict_agreement
-
-
-@solver
-def render_for_judge(version: PromptVersion) -> Solver:
-    """Replace the sample's input with the judge prompt, rendered under the version's contract."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        # The sample's one validation: the case was checked at load, and the scorer reads only
-        # the target and two strings.
-        case = Case.model_validate({**state.metadata, "label": json.loads(state.target.text)})
-        state.messages = judge_messages(case, version)
-        return state
-
-    return solve
-
 
 # Bump when the scoring or the case schema changes: logs of different task versions do not
 # measure the same thing.
@@ -49,6 +32,7 @@ def judge_groundedness(
     dataset: str = str(DEFAULT_CASES),
     constrained: bool | str | None = None,
     fail_on_error: bool | float = DEFAULT_FAIL_ON_ERROR,
+    suite: str = "gold",
     **unknown: Any,
 ) -> Task:
     """Judge every case with one prompt version and score the verdicts against gold.
@@ -64,13 +48,15 @@ def judge_groundedness(
         fail_on_error: A sample whose judge could not be reached errors (it is not scored,
             and `inspect eval-retry` judges it again); the run stops once more than this
             share of samples errored (true: on the first, false: never).
+        suite: gold, the cases as they are; or metamorphic, each case beside the cases its
+            metamorphic relations derive from it, gold known by construction.
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
     if unknown:
         raise InputError(
             [f"-T {name}: not an option of judge_groundedness" for name in unknown]
-            + ["options: prompt_version, dataset, constrained, fail_on_error"]
+            + ["options: prompt_version, dataset, constrained, fail_on_error, suite"]
         )
     # `-T prompt_version=v1,v2` arrives as a list: one task runs one version (judge-matrix
     # runs several).
@@ -80,15 +66,16 @@ def judge_groundedness(
     if not isinstance(fail_on_error, bool | float | int):
         raise InputError([f"-T fail_on_error={fail_on_error!r}: give a share, true or false"])
     schema = check_constrained(constrained)
+    suite = check_suite(suite)
     version = load_prompt_version(prompt_version)
     cases = load_cases(Path(dataset))
-    hashes = {case.id: case_hash(case) for case in cases}
+    samples, hashes = suite_samples(cases, suite, version)
     return Task(
-        dataset=cases_dataset(cases, Path(dataset)),
-        solver=[render_for_judge(version), judge_generate(schema)],
+        dataset=MemoryDataset(samples, name=Path(dataset).stem, location=str(dataset)),
+        solver=judge_generate(schema),
         # review restates verdict_agreement's score, so it runs second.
         scorer=[verdict_agreement(), review()],
-        viewer=REVIEW_VIEWER,
+        viewer=METAMORPHIC_VIEWER if suite == "metamorphic" else REVIEW_VIEWER,
         fail_on_error=fail_on_error,
         version=TASK_VERSION,
         metadata={
@@ -100,6 +87,7 @@ def judge_groundedness(
             "render_contract": version.render.model_dump(),
             "manifest": manifest_record(),
             "constrained": "auto" if schema is None else schema,
+            "suite": suite,
             "case_set_sha256": case_set_hash(hashes),
             "case_sha256": hashes,
         },

@@ -104,3 +104,25 @@ def claim_precision() -> Metric:
 def claim_recall() -> Metric:
     """Of the gold claims, the share the judge flagged."""
     return _sum_ratio("claims_matched", "claims_gold")
+
+
+@metric
+def consistency_failure_rate() -> Metric:
+    """CheckList's failure rate: of the derived cases whose gold case the judge got right, the
+    share it got wrong. NaN where the run holds no derived case (the gold suite)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        right: dict[str, float] = {}
+        derived: list[tuple[str, float]] = []
+        for s in scores:
+            meta = s.sample_metadata or {}
+            value = cast(dict[str, float], s.score.value)
+            parent = meta.get("derived_from")
+            if parent is None:
+                right[str(s.sample_id)] = value["agree"]
+            else:
+                derived.append((str(parent), value["agree"]))
+        kept = [agree for parent, agree in derived if right.get(parent) == 1]
+        return ratio(sum(1 - agree for agree in kept), len(kept))
+
+    return compute

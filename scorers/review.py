@@ -55,12 +55,16 @@ def review() -> Scorer:
             raise ValueError(f"the {REVIEW_SCORER} scorer must follow {VERDICT_SCORER}")
         value = {k: float(v) for k, v in verdict.value.items() if isinstance(v, int | float)}
         said = outcome(value)
+        # A derived case says where it came from (the metamorphic suite's columns).
+        derived = "derived_from" in state.metadata
+        derivation = {key: str(state.metadata[key]) for key in DERIVATION} if derived else {}
         return Score(
             value={
                 "category": str(state.metadata["category"]),
                 "gold": "ungrounded" if value["gold_ungrounded"] else "grounded",
                 "verdict": verdict.answer or "",
                 "outcome": said,
+                **derivation,
             },
             explanation=f"{said.capitalize()}: {OUTCOME_MEANING[said]}.",
         )
@@ -68,41 +72,53 @@ def review() -> Scorer:
     return score
 
 
+DERIVATION = ("relation", "derived_from")
+"""Metadata of a metamorphic sample the viewer shows as columns."""
+
+
 def _column(key: str) -> TaskSamplesColumn:
     return TaskSamplesColumn.score(REVIEW_SCORER, key)
 
 
-REVIEW_VIEWER = ViewerConfig(
-    task_samples_view=TaskSamplesView(
-        name="Gold vs judge",
-        columns=[
-            TaskSamplesColumn(id="sampleStatus"),
-            TaskSamplesColumn(id="sampleId"),
-            TaskSamplesColumn(id="epoch"),
-            _column("category"),
-            _column("gold"),
-            _column("verdict"),
-            _column("outcome"),
-            TaskSamplesColumn(id="input"),
-            # The gold JSON and the verdict label, already shown above in words.
-            TaskSamplesColumn(id="target", visible=False),
-            TaskSamplesColumn(id="answer", visible=False),
-        ],
-        # Alphabetically descending, disagreements ("missed", "judge failure", "false alarm")
-        # come before "agree".
-        sort=[
-            TaskSamplesSort.score(REVIEW_SCORER, "outcome", dir="desc"),
-            TaskSamplesSort(column="sampleId"),
-        ],
-        multiline=False,
-        # The viewer sizes a score column by its label: these are long enough for the values.
-        score_labels={
-            "category": "Case category",
-            "gold": "Gold verdict",
-            "verdict": "Judge verdict",
-            "outcome": "Outcome vs gold",
-        },
-        score_color_scales={"outcome": OUTCOME_ROLES},
-        color_scales_enabled=True,
+def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(
+            name=name,
+            columns=[
+                TaskSamplesColumn(id="sampleStatus"),
+                TaskSamplesColumn(id="sampleId"),
+                TaskSamplesColumn(id="epoch"),
+                *[_column(key) for key in derivation],
+                _column("category"),
+                _column("gold"),
+                _column("verdict"),
+                _column("outcome"),
+                TaskSamplesColumn(id="input"),
+                # The gold JSON and the verdict label, already shown above in words.
+                TaskSamplesColumn(id="target", visible=False),
+                TaskSamplesColumn(id="answer", visible=False),
+            ],
+            # Alphabetically descending, disagreements ("missed", "judge failure", "false alarm")
+            # come before "agree".
+            sort=[
+                TaskSamplesSort.score(REVIEW_SCORER, "outcome", dir="desc"),
+                TaskSamplesSort(column="sampleId"),
+            ],
+            multiline=False,
+            # The viewer sizes a score column by its label: these are long enough for the values.
+            score_labels={
+                "category": "Case category",
+                "gold": "Gold verdict",
+                "verdict": "Judge verdict",
+                "outcome": "Outcome vs gold",
+                "relation": "Relation",
+                "derived_from": "Derived from",
+            },
+            score_color_scales={"outcome": OUTCOME_ROLES},
+            color_scales_enabled=True,
+        )
     )
-)
+
+
+REVIEW_VIEWER = _viewer("Gold vs judge", ())
+METAMORPHIC_VIEWER = _viewer("Metamorphic suite: gold vs judge", DERIVATION)

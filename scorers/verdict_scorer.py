@@ -15,6 +15,7 @@ from farejudge.scorers.metrics import (
     claim_precision,
     claim_recall,
     cohen_kappa,
+    consistency_failure_rate,
     f1,
     judge_failure_rate,
     precision,
@@ -45,6 +46,8 @@ class Gold:
     label: Verdict
     answer: str
     rationale: str
+    edit: str | None = None
+    """How a metamorphic case was derived from its gold case, "before → after"."""
 
     @classmethod
     def of_sample(cls, state: TaskState, target: Target) -> "Gold":
@@ -53,6 +56,7 @@ class Gold:
             label=Verdict.model_validate_json(target.text),
             answer=str(state.metadata["answer"]),
             rationale=str(state.metadata["rationale"]),
+            edit=state.metadata.get("edit"),
         )
 
 
@@ -158,6 +162,8 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
         headline += " The judge said grounded yet listed unsupported claims."
     # Paragraphs, so the viewer's markdown keeps the claim list apart from the prose.
     paragraphs = [headline, "\n".join(_claim_lines(cmp)), f"Why gold says so: {case.rationale}"]
+    if isinstance(case, Gold) and case.edit:
+        paragraphs.insert(1, f"Derived from its gold case by the edit {case.edit}.")
     if parsed.reasoning:
         paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
     return Score(
@@ -189,6 +195,9 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
         claim_precision(),
         claim_recall(),
         grouped(verdict_accuracy(), "category", all=False, name_template="category:{group_name}"),
+        # Every sample has a relation: "gold" for a case as written, else its derivation.
+        grouped(verdict_accuracy(), "relation", all=False, name_template="relation:{group_name}"),
+        consistency_failure_rate(),
     ]
 )
 def verdict_agreement() -> Scorer:

@@ -8,6 +8,8 @@ from pydantic import AfterValidator, BaseModel, StrictBool, TypeAdapter, Validat
 
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import DEFAULT_CASES, case_to_sample, cases_dataset, load_cases
+from farejudge.evals.prompt_versions import load_prompt_version
+from farejudge.evals.render import judge_messages
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cases.jsonl"
 
@@ -22,13 +24,22 @@ def test_shipped_cases_load_and_become_samples() -> None:
     assert {"conv-004", "fresh-001"} <= set(cases)
     conv = cases["conv-004"]
     assert conv.prior_turns, "conv-004 is the multi-turn case that motivated v2"
-    sample = case_to_sample(conv)
+    v3 = load_prompt_version("v3")
+    sample = case_to_sample(conv, v3)
     assert sample.id == "conv-004"
-    assert sample.input == conv.question
+    assert not isinstance(sample.input, str)
+    assert [(m.role, m.text) for m in sample.input] == [
+        (m.role, m.text) for m in judge_messages(conv, v3)
+    ]
     assert json.loads(str(sample.target)) == conv.label.model_dump()
     assert sample.metadata is not None
     assert sample.metadata["category"] == conv.category
-    assert sample.metadata["passages"][0]["fetched"] == conv.passages[0].fetched
+    assert sample.metadata == {
+        "category": conv.category,
+        "answer": conv.answer,
+        "rationale": conv.rationale,
+        "rules": conv.rules,
+    }
     fresh = cases["fresh-001"]
     assert fresh.category == "provenance"
     assert any(p.fetched in fresh.answer for p in fresh.passages), (
@@ -44,8 +55,13 @@ def test_dates_read_back_as_written() -> None:
 
 def test_dataset_option_accepts_a_file_or_a_folder(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text(FIXTURES.read_text(encoding="utf-8"), encoding="utf-8")
-    assert [s.id for s in cases_dataset(load_cases(tmp_path))] == ["t-conv", "t-price", "t-silence"]
-    assert len(cases_dataset(load_cases(FIXTURES))) == 3
+    v3 = load_prompt_version("v3")
+    assert [s.id for s in cases_dataset(load_cases(tmp_path), v3)] == [
+        "t-conv",
+        "t-price",
+        "t-silence",
+    ]
+    assert len(cases_dataset(load_cases(FIXTURES), v3)) == 3
 
 
 def mutate(change: str) -> str:

@@ -11,6 +11,7 @@ from inspect_ai.scorer import Metric, SampleScore, Target, Value
 from inspect_ai.solver import TaskState
 
 from farejudge.evals.dataset import case_to_sample, load_cases
+from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.scorers.claims import compare_claims
 from farejudge.scorers.confusion import Confusion
 from farejudge.scorers.metrics import (
@@ -27,7 +28,7 @@ CASES = {c.id: c for c in load_cases(Path(__file__).parent / "fixtures" / "cases
 
 
 def state_for(case_id: str, reply: str, stop_reason: str = "stop") -> TaskState:
-    sample = case_to_sample(CASES[case_id])
+    sample = case_to_sample(CASES[case_id], load_prompt_version())
     return TaskState(
         model=ModelName("mockllm/model"),
         sample_id=case_id,

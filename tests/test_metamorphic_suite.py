@@ -1,0 +1,110 @@
+"""`-T suite=metamorphic` end to end on mockllm: scripted judges with one blind spot each."""
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from farejudge.core.case_schema import Verdict
+from farejudge.evals.dataset import DEFAULT_CASES, load_cases
+from farejudge.evals.prompt_versions import load_prompt_version
+from farejudge.evals.suite import suite_samples
+from farejudge.simulate.scripted_judge import mock_output
+from tests.cli import task_file
+
+# Multi-turn and provenance cases: every relation applies to some of them.
+CASE_FILES = ["conv.jsonl", "provenance.jsonl"]
+
+# How a judge with one blind spot answers the cases of one relation: it says grounded.
+Blind = Callable[[str | None], bool]
+
+
+def write_cases(path: Path) -> Path:
+    lines = [
+        line
+        for name in CASE_FILES
+        for line in (DEFAULT_CASES / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run(tmp_path: Path, blind_to: str | None) -> EvalLog:
+    """The v3 suite, judged by gold except on `blind_to`'s cases, which it calls grounded."""
+    cases_file = write_cases(tmp_path / "cases.jsonl")
+    samples, _ = suite_samples(load_cases(cases_file), "metamorphic", load_prompt_version("v3"))
+    by_prompt = {
+        sample.input[-1].text: sample  # type: ignore[union-attr]
+        for sample in samples
+    }
+
+    def respond(
+        messages: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:  # fmt: skip
+        sample = by_prompt[messages[-1].text]
+        gold = Verdict.model_validate_json(str(sample.target))
+        if sample.metadata and sample.metadata["relation"] == blind_to:
+            gold = Verdict(grounded=True, unsupported_claims=[])
+        return mock_output(json.dumps({**gold.model_dump(), "reasoning": "scripted"}))
+
+    (log,) = eval(
+        task_file(),
+        task_args={"dataset": str(cases_file), "suite": "metamorphic"},
+        model=get_model("mockllm/model", custom_outputs=respond, memoize=False),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    scores = next(s for s in log.results.scores if s.name == "verdict_agreement")
+    return {name: m.value for name, m in scores.metrics.items()}
+
+
+def test_a_judge_right_on_gold_is_right_on_every_relation(tmp_path: Path) -> None:
+    log = run(tmp_path, blind_to=None)
+    m = metrics(log)
+    relations = {name for name in m if name.startswith("relation:")}
+    assert {"relation:gold", "relation:fetch_date_shifted", "relation:passage_order"} <= relations
+    assert all(m[name] == 1.0 for name in relations)
+    assert m["consistency_failure_rate"] == 0.0
+    assert log.samples is not None
+    derived = [s for s in log.samples if "~" in str(s.id)]
+    assert derived, "the suite holds derived cases"
+    review = (derived[0].scores or {})["review"].value
+    assert isinstance(review, dict) and review["derived_from"] == str(derived[0].id).split("~")[0]
+    explanation = (derived[0].scores or {})["verdict_agreement"].explanation or ""
+    assert "Derived from its gold case by the edit" in explanation
+
+
+@pytest.mark.parametrize(
+    "relation",
+    [
+        # Ignores provenance: accepts a fetch date no provenance line gives (v3's rule).
+        "fetch_date_shifted",
+        # Reads prior turns as evidence (v2's rule).
+        "fact_moved_to_turns",
+        # Swayed by passage order.
+        "passage_order",
+    ],
+)
+def test_a_blind_spot_shows_on_its_relation_alone(tmp_path: Path, relation: str) -> None:
+    m = metrics(run(tmp_path, blind_to=relation))
+    others = [n for n in m if n.startswith("relation:") and n != f"relation:{relation}"]
+    assert all(m[n] == 1.0 for n in others)
+    # A directional case is ungrounded: calling it grounded is wrong on every one. An
+    # invariance case keeps gold, so only its ungrounded cases are missed.
+    assert m[f"relation:{relation}"] < 1.0
+    if relation != "passage_order":
+        assert m[f"relation:{relation}"] == 0.0
+    assert m["consistency_failure_rate"] > 0.0
