@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,6 +28,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from farejudge.core.errors import InputError
 from farejudge.evals.schema_check import FIRST_SCHEMA_ATTEMPTS
 from farejudge.evals.verdict_schema import VERDICT_SCHEMA, json_object_schema
+from tests.json_server import JsonHandler
 from tests.local_server import (
     README_PORT,
     Server,
@@ -198,7 +199,7 @@ REFUSAL = (
 VERDICT_REPLY = json.dumps({"grounded": True, "unsupported_claims": [], "reasoning": "ok"})
 
 
-class RefusesJsonSchema(BaseHTTPRequestHandler):
+class RefusesJsonSchema(JsonHandler):
     """Chat completions: HTTP 500 for a json_schema response format, else a verdict."""
 
     refused: ClassVar[int] = 0
@@ -225,15 +226,7 @@ class RefusesJsonSchema(BaseHTTPRequestHandler):
         if (request.get("response_format") or {}).get("type") == "json_schema":
             RefusesJsonSchema.refused += 1
             status, body = 500, {"error": {"message": REFUSAL, "type": "internal_server_error"}}
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet."""
+        self.send_json(status, body)
 
 
 STAND_IN = "openai-api/local/stand-in"

@@ -12,7 +12,7 @@ import json
 import threading
 import zipfile
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,6 +21,7 @@ from inspect_ai.log import read_eval_log
 
 from farejudge.simulate.synthetic_cases import CASE_ID, gold_reply, write_cases
 from tests.cli import inspect_eval
+from tests.json_server import JsonHandler
 
 SENTINELS = {
     "OPENAI_API_KEY": "sk-sentinel-openai-5f0d1c9e7a",
@@ -32,7 +33,7 @@ SENTINELS = {
 REFUSED = "syn-00001"
 
 
-class FakeOpenAI(BaseHTTPRequestHandler):
+class FakeOpenAI(JsonHandler):
     """Chat completions that echo gold for synthetic cases, and refuse one case with a 400."""
 
     authorizations: ClassVar[list[str]] = []
@@ -62,15 +63,7 @@ class FakeOpenAI(BaseHTTPRequestHandler):
                 ],
                 "usage": {"prompt_tokens": 700, "completion_tokens": 60, "total_tokens": 760},
             }
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet: the test reads what the server saw from `authorizations`."""
+        self.send_json(status, body)
 
 
 @pytest.fixture
