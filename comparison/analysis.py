@@ -13,7 +13,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from farejudge.comparison.intervals import Interval, Statistic, bootstrap, mcnemar_exact, wilson
+from farejudge.comparison.intervals import (
+    Interval,
+    Statistic,
+    bootstrap,
+    mcnemar_detectable_change,
+    mcnemar_exact,
+    wilson,
+)
 from farejudge.comparison.load import LogsError, Runs
 from farejudge.scorers.confusion import Confusion, cells
 
@@ -67,10 +74,12 @@ class RunSummary:
 
 
 @dataclass(frozen=True)
-class CategoryAccuracy:
+class GroupAccuracy:
+    """Accuracy over one group of cases (a category, a metamorphic relation) in one run."""
+
     version: str
     model: str
-    category: str
+    group: str
     cases: int
     accuracy: Interval
 
@@ -115,6 +124,9 @@ class Transition:
     """Exact McNemar test on the fixed and broken counts."""
     accuracy_change: Interval
     """Accuracy after minus before, over the shared cases (paired bootstrap)."""
+    detectable_change: float
+    """The smallest accuracy change these shared cases detect (exact McNemar, 80 % power,
+    at the observed discordance); NaN when none can be."""
 
 
 @dataclass(frozen=True)
@@ -168,11 +180,51 @@ class StabilitySummary:
     """Mean over cases of the share of epochs giving the case's most common verdict."""
 
 
+def relation_of(case: str) -> str:
+    """A derived case's id is `<parent>~<relation>`; a gold case's relation is "gold"."""
+    return case.split("~", 1)[1] if "~" in case else "gold"
+
+
+@dataclass(frozen=True)
+class RelationChange:
+    """Fixed and broken cases of one relation between two versions on one model."""
+
+    transition: Transition
+    relation: str
+    fixed: int
+    broken: int
+    p_value: float
+
+
+def relation_changes(transition: Transition) -> list[RelationChange]:
+    """Per relation with any flip: which way a prompt change moved it, and how surely."""
+    fixed = Counter(relation_of(f.case) for f in transition.fixed)
+    broken = Counter(relation_of(f.case) for f in transition.broken)
+    return [
+        RelationChange(transition, r, fixed[r], broken[r], mcnemar_exact(fixed[r], broken[r]))
+        for r in sorted(set(fixed) | set(broken))
+    ]
+
+
+@dataclass(frozen=True)
+class DerivedFailure:
+    """A derived case the judge got wrong on the current version, though right on its parent."""
+
+    case: str
+    relation: str
+    model: str
+    verdict: str
+
+
 @dataclass(frozen=True)
 class Report:
     runs: Runs
     summaries: list[RunSummary]
-    categories: list[CategoryAccuracy]
+    categories: list[GroupAccuracy]
+    relations: list[GroupAccuracy]
+    """Per metamorphic relation; only the unedited cases ("gold") outside that suite."""
+    derived_failures: list[DerivedFailure]
+    """CheckList's failures on the current version: the parent right, the derived case wrong."""
     confusions: list[ConfusionCounts]
     transitions: list[Transition]
     pinned: list[PinnedCheck]
@@ -218,6 +270,7 @@ def per_case(samples: pd.DataFrame) -> pd.DataFrame:
     cases = grouped[["agree", "failure", "gold_ungrounded", *_TOTALS]].mean()
     cases["case_hash"] = grouped["case_hash"].first()
     cases["category"] = grouped["category"].first()
+    cases["relation"] = grouped["relation"].first()
     cases["epochs"] = grouped.size()
     cases["failed_epochs"] = grouped["failure"].sum()
     cases["verdict"] = grouped["verdict"].agg(_modal)
@@ -310,6 +363,9 @@ def _transition(
         fixed=fixed,
         broken=broken,
         p_value=mcnemar_exact(len(fixed), len(broken)),
+        detectable_change=mcnemar_detectable_change(
+            len(pair), (len(fixed) + len(broken)) / len(pair) if len(pair) else 0.0
+        ),
         accuracy_change=bootstrap(
             np.column_stack([gain, np.ones(len(pair))]), _ratio(0, 1), n_boot, seed
         ),
@@ -388,6 +444,33 @@ def _require_common_cases(runs: Runs, model: str, before: str, after: str) -> No
         )
 
 
+def _derived_failures(cases: pd.DataFrame, current: str) -> list[DerivedFailure]:
+    now = cases[cases["version"] == current]
+    right = {
+        (str(m), str(c))
+        for m, c, r in zip(now["model"], now["case"], now["right"], strict=True)
+        if r
+    }
+    return [
+        DerivedFailure(case=str(c), relation=relation_of(str(c)), model=str(m), verdict=str(v))
+        for m, c, r, v in zip(now["model"], now["case"], now["right"], now["verdict"], strict=True)
+        if "~" in str(c) and not r and (str(m), str(c).split("~")[0]) in right
+    ]
+
+
+def _accuracy_by(cases: pd.DataFrame, column: str) -> list[GroupAccuracy]:
+    return [
+        GroupAccuracy(
+            version=str(v),
+            model=str(m),
+            group=str(g),
+            cases=len(group),
+            accuracy=wilson(group["agree"].sum(), len(group)),
+        )
+        for (v, m, g), group in cases.groupby(["version", "model", column], sort=False)
+    ]
+
+
 def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
     cases = per_case(runs.samples)
     order = {v: i for i, v in enumerate(runs.versions)}
@@ -400,16 +483,8 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
         _summary(str(v), str(m), group, errored[(str(v), str(m))], resamples, seed)
         for (v, m), group in runs_grouped
     ]
-    categories = [
-        CategoryAccuracy(
-            version=str(v),
-            model=str(m),
-            category=str(c),
-            cases=len(group),
-            accuracy=wilson(group["agree"].sum(), len(group)),
-        )
-        for (v, m, c), group in cases.groupby(["version", "model", "category"], sort=False)
-    ]
+    categories = _accuracy_by(cases, "category")
+    relations = _accuracy_by(cases, "relation")
     confusions = [
         _confusion_counts(str(v), str(m), rows)
         for (v, m), rows in runs.samples.groupby(["version", "model"], sort=False)
@@ -430,6 +505,8 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
         runs=runs,
         summaries=summaries,
         categories=categories,
+        relations=relations,
+        derived_failures=_derived_failures(cases, runs.current),
         confusions=confusions,
         transitions=transitions,
         pinned=_pinned(runs, cases),

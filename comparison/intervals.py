@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import binomtest, norm
+from scipy.stats import binom, binomtest, norm
 
 Z95 = float(norm.ppf(0.975))
 
@@ -96,3 +96,42 @@ def mcnemar_exact(fixed: int, broken: int) -> float:
     if n == 0:
         return 1.0
     return float(binomtest(min(fixed, broken), n, 0.5).pvalue)
+
+
+def mcnemar_detectable_change(
+    pairs: int, discordance: float, alpha: float = 0.05, power: float = 0.8
+) -> float:
+    """The smallest accuracy change that `pairs` paired cases detect with `power`.
+
+    Exact two-sided McNemar at `alpha`, with discordant pairs drawn at the observed rate: the
+    number of discordant pairs is binomial over the cases, and of those the share that are
+    fixes is (discordance + change) / (2 * discordance). NaN where no change up to the
+    discordance itself reaches the power (too few cases, or no discordant pair at all).
+    """
+    if pairs <= 0 or discordance <= 0:
+        return math.nan
+    counts = np.arange(pairs + 1)
+    weights = binom.pmf(counts, pairs, discordance)
+    # Per count of discordant pairs, the largest count of fixes the test rejects at the low
+    # end (symmetric at the high end): 2 * P(X <= c) <= alpha under no change.
+    critical = [_critical(int(d), alpha) for d in counts]
+    for change in np.arange(0.005, discordance + 1e-9, 0.005):
+        share = min(1.0, (discordance + change) / (2 * discordance))
+        detect = sum(
+            w * (binom.cdf(c, d, share) + binom.sf(d - c - 1, d, share))
+            for d, w, c in zip(counts, weights, critical, strict=True)
+            if c >= 0
+        )
+        if detect >= power:
+            return float(change)
+    return math.nan
+
+
+@lru_cache(maxsize=4096)
+def _critical(discordant: int, alpha: float) -> int:
+    """The largest c with 2 * P(X <= c) <= alpha for X ~ Binomial(discordant, 1/2); -1 if none."""
+    if discordant == 0:
+        return -1
+    below = 2 * binom.cdf(np.arange(discordant + 1), discordant, 0.5)
+    rejecting = np.nonzero(below <= alpha)[0]
+    return int(rejecting[-1]) if len(rejecting) else -1

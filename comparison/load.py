@@ -35,7 +35,8 @@ class Runs:
     that errored (the provider failed, not the judge) is not here: `logs` counts it."""
     logs: pd.DataFrame
     """The log read for each version and model: version, model, log, status, epochs,
-    errored (samples that errored and were not scored)."""
+    errored (samples that errored and were not scored), prompt_tokens and completion_tokens
+    (the run's totals, from its usage)."""
     case_sets: dict[tuple[str, str], dict[str, str]]
     """(version, model) → the run's case set as the log recorded it: case id → content hash."""
     versions: list[str]
@@ -59,6 +60,7 @@ _EVAL_COLUMNS = [
     EvalColumn("epochs", path="eval.config.epochs"),
     EvalColumn("completed", path="results.completed_samples"),
     EvalColumn("finished", path="stats.completed_at"),
+    EvalColumn("usage", path="stats.model_usage"),
 ]
 # Read from each chosen log's header: what the run measured, as the task recorded it.
 _MEASURED = ("case_sha256", "manifest")
@@ -67,6 +69,7 @@ _SAMPLE_COLUMNS = [
     SampleColumn("case", path="id", required=True, type=str),
     SampleColumn("epoch", path="epoch", required=True),
     SampleColumn("category", path="metadata.category"),
+    SampleColumn("relation", path="metadata.relation"),
     SampleColumn("target", path="target", required=True),
     SampleColumn("agree", path=f"{_VALUE}.agree"),
     SampleColumn("failure", path=f"{_VALUE}.judge_failure"),
@@ -145,6 +148,15 @@ def _measured(logs: pd.DataFrame) -> list[dict[str, Any]]:
     return found
 
 
+def _tokens(usage: object) -> tuple[int, int]:
+    """A run's prompt and completion tokens over every model it called, from its log."""
+    models = json.loads(usage) if isinstance(usage, str) else {}
+    return (
+        sum(int(u.get("input_tokens", 0)) for u in models.values()),
+        sum(int(u.get("output_tokens", 0)) for u in models.values()),
+    )
+
+
 def _ordered_versions(present: set[str], manifest: list[str], notes: list[str]) -> list[str]:
     known = [v for v in manifest if v in present]
     unknown = sorted(present - set(known))
@@ -169,6 +181,8 @@ def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]
                 hashes[e].get(str(c)) for e, c in zip(raw["eval_id"], raw["case"], strict=True)
             ],
             "category": raw["category"].astype(str).to_numpy(),
+            # Logs from before the metamorphic suite hold gold cases only.
+            "relation": raw["relation"].fillna("gold").astype(str).to_numpy(),
             "epoch": raw["epoch"].to_numpy(dtype=int),
             "gold_ungrounded": [float(not g["grounded"]) for g in gold],
             "agree": _floats(raw["agree"]),
@@ -214,10 +228,26 @@ def load_runs(paths: Sequence[str]) -> Runs:
             f"the logs ran with different prompt manifests; versions and pinned cases are "
             f"read from the newest, {Path(str(logs['log'].iloc[newest])).name}"
         )
+    tokens = [_tokens(usage) for usage in logs["usage"]]
+    logs = logs.assign(
+        prompt_tokens=[prompt for prompt, _ in tokens],
+        completion_tokens=[completion for _, completion in tokens],
+    )
     keys = list(zip(logs["version"].astype(str), logs["model"].astype(str), strict=True))
     return Runs(
         samples=samples,
-        logs=logs[["version", "model", "log", "status", "epochs", "errored"]],
+        logs=logs[
+            [
+                "version",
+                "model",
+                "log",
+                "status",
+                "epochs",
+                "errored",
+                "prompt_tokens",
+                "completion_tokens",
+            ]
+        ],
         case_sets=dict(zip(keys, case_sets, strict=True)),
         versions=_ordered_versions(set(logs["version"].astype(str)), manifest["versions"], notes),
         current=str(manifest["current"]),

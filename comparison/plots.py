@@ -75,7 +75,7 @@ def flips(report: Report) -> bytes | None:
 def categories(report: Report) -> bytes:
     """Accuracy per category (rows) and version (columns), one panel per model."""
     versions, models = report.runs.versions, report.runs.models
-    names = sorted({c.category for c in report.categories})
+    names = sorted({c.group for c in report.categories})
     fig, axes = plt.subplots(
         1,
         len(models),
@@ -86,7 +86,7 @@ def categories(report: Report) -> bytes:
         grid = np.full((len(names), len(versions)), np.nan)
         for c in report.categories:
             if c.model == model:
-                grid[names.index(c.category), versions.index(c.version)] = c.accuracy.estimate
+                grid[names.index(c.group), versions.index(c.version)] = c.accuracy.estimate
         ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
         for (row, col), value in np.ndenumerate(grid):
             if not math.isnan(value):

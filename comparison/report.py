@@ -5,7 +5,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from farejudge.comparison.analysis import PinnedCheck, Report, Transition
+from farejudge.comparison.analysis import (
+    GroupAccuracy,
+    PinnedCheck,
+    Report,
+    Transition,
+    relation_changes,
+)
 from farejudge.comparison.gate import GateResult
 from farejudge.comparison.intervals import Interval
 
@@ -146,7 +152,23 @@ def _transition_line(t: Transition) -> str:
     return (
         f"{t.before} → {t.after} with {t.model}: {len(t.fixed)} fixed, {len(t.broken)} "
         f"broken of {t.shared} cases; exact McNemar p = {t.p_value:.3g}; accuracy change "
-        f"{interval(t.accuracy_change, signed=True)}"
+        f"{interval(t.accuracy_change, signed=True)}. {_detectable(t)}"
+    )
+
+
+def _detectable(t: Transition) -> str:
+    """What "no significant change" means with this many cases: no change, or too few cases."""
+    if t.p_value < 0.05:
+        return "The change is significant (p < 0.05)."
+    if math.isnan(t.detectable_change):
+        return (
+            f"Not significant, and {t.shared} paired cases at this discordance cannot detect "
+            "any change with 80 % power: too few cases (or no case changed at all)."
+        )
+    return (
+        f"Not significant; {t.shared} paired cases detect a change of "
+        f"{t.detectable_change * 100:.1f} points or more (exact McNemar, alpha 0.05, 80 % power, "
+        "at the observed discordance): a smaller real change could hide here."
     )
 
 
@@ -220,6 +242,31 @@ def _changed(report: Report) -> Section:
     )
 
 
+def _tokens(report: Report) -> Section:
+    cases = {(s.version, s.model): s.case_epochs + s.errored for s in report.summaries}
+    rows = []
+    for row in report.runs.logs.itertuples():
+        n = cases.get((str(row.version), str(row.model)), 0)
+        if n:
+            rows.append(
+                [
+                    str(row.version),
+                    str(row.model),
+                    f"{int(row.prompt_tokens) / n:,.0f}",
+                    f"{int(row.completion_tokens) / n:,.0f}",
+                ]
+            )
+    return Section(
+        title="Token use per case",
+        key="tokens",
+        lines=[
+            "Prompt and completion tokens per judged case-epoch, from each run's usage: a "
+            "longer prompt costs on every answer the judge audits."
+        ],
+        tables=[Table(["Version", "Model", "Prompt tokens", "Completion tokens"], rows)],
+    )
+
+
 def _pinned(report: Report) -> Section:
     versions = report.runs.versions
     manifest_order = list(report.runs.pinned)
@@ -247,29 +294,88 @@ def _pinned(report: Report) -> Section:
     )
 
 
-def _categories(report: Report) -> Section:
+def _group_tables(report: Report, found: list[GroupAccuracy], name: str) -> list[Table]:
     versions = report.runs.versions
     tables = []
     for model in report.runs.models:
-        cells = {(c.category, c.version): c for c in report.categories if c.model == model}
-        categories = sorted({category for category, _ in cells})
+        cells = {(c.group, c.version): c for c in found if c.model == model}
+        groups = sorted({group for group, _ in cells})
         rows = [
             [
-                category,
-                str(max(c.cases for (k, _), c in cells.items() if k == category)),
+                group,
+                str(max(c.cases for (k, _), c in cells.items() if k == group)),
                 *[
-                    interval(cells[(category, v)].accuracy) if (category, v) in cells else "—"
+                    interval(cells[(group, v)].accuracy) if (group, v) in cells else "—"
                     for v in versions
                 ],
             ]
-            for category in categories
+            for group in groups
         ]
-        tables.append(Table(["Category", "Cases", *versions], rows, caption=f"Judge: {model}"))
+        tables.append(Table([name, "Cases", *versions], rows, caption=f"Judge: {model}"))
+    return tables
+
+
+def _categories(report: Report) -> Section:
     return Section(
         title="Accuracy by category",
         key="categories",
         lines=["Where a change of prompt landed: accuracy per case category and version."],
-        tables=tables,
+        tables=_group_tables(report, report.categories, "Category"),
+    )
+
+
+def _relations(report: Report) -> Section:
+    return Section(
+        title="Accuracy by metamorphic relation",
+        key="relations",
+        lines=[
+            "Whether a fix generalizes: accuracy per relation and version, 'gold' being the "
+            "unedited cases. Invariance relations keep gold; directional ones make the answer "
+            "ungrounded with a known claim (README, the metamorphic suite)."
+        ],
+        tables=[
+            *_group_tables(report, report.relations, "Relation"),
+            _relation_changes(report),
+            _worst(report),
+        ],
+    )
+
+
+def _relation_changes(report: Report) -> Table:
+    rows = [
+        [
+            f"{c.transition.before} → {c.transition.after}",
+            c.transition.model,
+            c.relation,
+            str(c.fixed),
+            str(c.broken),
+            f"{c.p_value:.3g}",
+        ]
+        for t in report.transitions
+        for c in relation_changes(t)
+    ]
+    return Table(
+        ["Versions", "Model", "Relation", "Fixed", "Broken", "Exact McNemar p"],
+        rows or [["—", "—", "—", "0", "0", "no case changed"]],
+        caption="Which relations a prompt change improved or worsened (paired by case id)",
+    )
+
+
+# Enough examples to see a pattern in, few enough to read.
+_WORST_SHOWN = 20
+
+
+def _worst(report: Report) -> Table:
+    failures = sorted(report.derived_failures, key=lambda f: (f.relation, f.model, f.case))
+    rows = [[f.case, f.relation, f.model, f.verdict] for f in failures[:_WORST_SHOWN]]
+    more = len(failures) - len(rows)
+    return Table(
+        ["Case", "Relation", "Model", f"{report.runs.current} verdict"],
+        rows or [["—", "—", "—", "none"]],
+        caption=(
+            f"Failing examples on {report.runs.current}: the gold case right, the derived case "
+            f"wrong ({len(failures)}" + (f", the first {len(rows)} shown)" if more else ")")
+        ),
     )
 
 
@@ -365,7 +471,9 @@ def sections(report: Report, gate: GateResult) -> list[Section]:
         _changed(report),
         _pinned(report),
         _categories(report),
+        *([_relations(report)] if {r.group for r in report.relations} != {"gold"} else []),
         _confusion(report),
+        _tokens(report),
     ]
     if report.max_epochs > 1:
         found.append(_stability(report))

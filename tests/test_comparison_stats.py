@@ -6,9 +6,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binom
 
 from farejudge.comparison.analysis import build_report
-from farejudge.comparison.intervals import Interval, bootstrap, mcnemar_exact, wilson
+from farejudge.comparison.intervals import (
+    Interval,
+    bootstrap,
+    mcnemar_detectable_change,
+    mcnemar_exact,
+    wilson,
+)
 from tests.tidy import row, runs
 
 
@@ -144,3 +151,19 @@ def test_flips_between_versions_with_mcnemar() -> None:
     assert [(f.case, f.before, f.after) for f in t.broken] == [("d-3", "ungrounded", "grounded")]
     assert t.p_value == pytest.approx(mcnemar_exact(2, 1)) and t.p_value == 1.0
     assert t.accuracy_change.estimate == pytest.approx(0.25)
+
+
+def test_detectable_change_when_every_pair_is_discordant() -> None:
+    # 20 pairs, all discordant: fixes ~ Binomial(20, (1 + change) / 2), and the exact test
+    # rejects at 5 fixes or fewer, or 15 or more (2 * P(X <= 5) = 0.041 under no change).
+    def power(change: float) -> float:
+        share = (1 + change) / 2
+        return float(binom.cdf(5, 20, share) + binom.sf(14, 20, share))
+
+    found = mcnemar_detectable_change(20, 1.0)
+    assert power(found) >= 0.8 > power(found - 0.005)
+
+
+def test_no_discordance_detects_nothing() -> None:
+    assert math.isnan(mcnemar_detectable_change(144, 0.0))
+    assert math.isnan(mcnemar_detectable_change(0, 0.5))

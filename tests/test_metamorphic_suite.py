@@ -10,6 +10,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from farejudge.comparison.cli import run as compare
 from farejudge.core.case_schema import Verdict
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
@@ -108,3 +109,18 @@ def test_a_blind_spot_shows_on_its_relation_alone(tmp_path: Path, relation: str)
     if relation != "passage_order":
         assert m[f"relation:{relation}"] == 0.0
     assert m["consistency_failure_rate"] > 0.0
+
+
+def test_the_report_names_the_failing_relation(tmp_path: Path) -> None:
+    run(tmp_path, blind_to="fetch_date_shifted")
+    out = tmp_path / "report"
+    assert compare([str(tmp_path / "logs"), "--out", str(out), "--quiet"]) in (0, 1)
+    text = (out / "report.md").read_text(encoding="utf-8")
+    section = text.split("## Accuracy by metamorphic relation")[1].split("\n## ")[0]
+    assert "| fetch_date_shifted | " in section and "| 0.00 [" in section
+    assert "| gold | " in section
+    # Every fetch_date_shifted case is a consistency failure: its gold case was right.
+    examples = section.split("_Failing examples on v3")[1]
+    assert "~fetch_date_shifted | fetch_date_shifted | mockllm/model | grounded |" in examples
+    assert "~passage_order" not in examples
+    assert "## Token use per case" in text

@@ -23,6 +23,7 @@ def row(
         "case": case,
         "case_hash": f"hash-{case}",
         "category": case.split("-")[0],
+        "relation": "gold",
         "epoch": epoch,
         "gold_ungrounded": float(gold),
         "agree": float(not failure and gold == judged),
@@ -57,6 +58,8 @@ def runs(
                 "status": [status.get(p, "success") for p in pairs],
                 "epochs": [1 for _ in pairs],
                 "errored": [(errored or {}).get(p, 0) for p in pairs],
+                "prompt_tokens": [0 for _ in pairs],
+                "completion_tokens": [0 for _ in pairs],
             }
         ),
         case_sets={
