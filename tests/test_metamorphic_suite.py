@@ -36,10 +36,10 @@ def write_cases(path: Path) -> Path:
     return path
 
 
-def run(tmp_path: Path, blind_to: str | None) -> EvalLog:
-    """The v3 suite, judged by gold except on `blind_to`'s cases, which it calls grounded."""
+def run(tmp_path: Path, blind_to: str | None, version: str = "v3") -> EvalLog:
+    """The suite, judged by gold except on `blind_to`'s cases, which it calls grounded."""
     cases_file = write_cases(tmp_path / "cases.jsonl")
-    samples, _ = suite_samples(load_cases(cases_file), "metamorphic", load_prompt_version("v3"))
+    samples, _ = suite_samples(load_cases(cases_file), "metamorphic", load_prompt_version(version))
     by_prompt = {
         sample.input[-1].text: sample  # type: ignore[union-attr]
         for sample in samples
@@ -57,7 +57,7 @@ def run(tmp_path: Path, blind_to: str | None) -> EvalLog:
 
     (log,) = eval(
         task_file(),
-        task_args={"dataset": str(cases_file), "suite": "metamorphic"},
+        task_args={"dataset": str(cases_file), "suite": "metamorphic", "prompt_version": version},
         model=get_model("mockllm/model", custom_outputs=respond, memoize=False),
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -124,3 +124,15 @@ def test_the_report_names_the_failing_relation(tmp_path: Path) -> None:
     assert "~fetch_date_shifted | fetch_date_shifted | mockllm/model | grounded |" in examples
     assert "~passage_order" not in examples
     assert "## Token use per case" in text
+
+
+def test_the_report_says_which_relation_a_prompt_change_broke(tmp_path: Path) -> None:
+    run(tmp_path, blind_to=None, version="v2")
+    v3 = run(tmp_path, blind_to="fetch_date_shifted")
+    broken = sum(1 for s in v3.samples or [] if str(s.id).endswith("~fetch_date_shifted"))
+    out = tmp_path / "report"
+    assert compare([str(tmp_path / "logs"), "--out", str(out), "--quiet"]) == 1
+    text = (out / "report.md").read_text(encoding="utf-8")
+    table = text.split("_Which relations a prompt change improved or worsened")[1]
+    assert f"| v2 → v3 | mockllm/model | fetch_date_shifted | 0 | {broken} |" in table
+    assert "v3 breaks" in text
