@@ -150,7 +150,7 @@ def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
     return cases
 
 
-SAMPLE_METADATA = {"category", "answer", "rationale", "rules"}
+SAMPLE_METADATA = {"category", "question", "answer", "rationale", "rules"}
 """The case fields a sample keeps in metadata."""
 
 

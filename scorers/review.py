@@ -64,6 +64,8 @@ def review() -> Scorer:
                 "gold": "ungrounded" if value["gold_ungrounded"] else "grounded",
                 "verdict": verdict.answer or "",
                 "outcome": said,
+                # The input is the rendered prompt, instructions first: the question reads better.
+                "question": str(state.metadata["question"]),
                 **derivation,
             },
             explanation=f"{said.capitalize()}: {OUTCOME_MEANING[said]}.",
@@ -93,7 +95,8 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 _column("gold"),
                 _column("verdict"),
                 _column("outcome"),
-                TaskSamplesColumn(id="input"),
+                _column("question"),
+                TaskSamplesColumn(id="input", visible=False),
                 # The gold JSON and the verdict label, already shown above in words.
                 TaskSamplesColumn(id="target", visible=False),
                 TaskSamplesColumn(id="answer", visible=False),
@@ -111,6 +114,7 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 "gold": "Gold verdict",
                 "verdict": "Judge verdict",
                 "outcome": "Outcome vs gold",
+                "question": "Rider's question",
                 "relation": "Relation",
                 "derived_from": "Derived from",
             },

@@ -36,6 +36,7 @@ def test_shipped_cases_load_and_become_samples() -> None:
     assert sample.metadata["category"] == conv.category
     assert sample.metadata == {
         "category": conv.category,
+        "question": conv.question,
         "answer": conv.answer,
         "rationale": conv.rationale,
         "rules": conv.rules,

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from inspect_ai.viewer import TaskSamplesView
 
+from farejudge.evals.dataset import load_cases
 from farejudge.scorers.review import OUTCOME_ROLES, REVIEW_SCORER
 from tests.judge_runs import FIXTURE_CASES, run_version
 
@@ -22,6 +23,9 @@ def test_review_columns_say_the_outcome_in_words(tmp_path: Path) -> None:
             str(review.value["outcome"]).capitalize()
         )
         assert review.value["verdict"] == scores["verdict_agreement"].answer
+    questions = {c.id: c.question for c in load_cases(FIXTURE_CASES)}
+    for case_id, columns in seen.items():
+        assert columns.pop("question") == questions[str(case_id)]
     assert seen == {
         "t-conv": {
             "category": "conv",
