@@ -30,13 +30,19 @@ def check_suite(suite: object) -> str:
 def suite_samples(
     cases: Sequence[Case], suite: str, version: PromptVersion
 ) -> tuple[list[Sample], dict[str, str]]:
-    """The samples of the suite, and each case's content hash by id."""
-    samples = [case_to_sample(c, version, relation=GOLD_RELATION) for c in cases]
+    """The samples of the suite, and each case's content hash by id.
+
+    Each gold case comes with its derived cases right after it, so `--limit` runs whole
+    families and the consistency figure has parents to go by.
+    """
+    family: dict[str, list[Sample]] = {
+        c.id: [case_to_sample(c, version, relation=GOLD_RELATION)] for c in cases
+    }
     hashes = {c.id: case_hash(c) for c in cases}
     if suite == "metamorphic":
         for derived in derive_suite(cases).cases:
             case = derived.as_case()
-            samples.append(
+            family[derived.derived_from].append(
                 case_to_sample(
                     case,
                     version,
@@ -46,4 +52,4 @@ def suite_samples(
                 )
             )
             hashes[case.id] = case_hash(case)
-    return samples, hashes
+    return [sample for members in family.values() for sample in members], hashes
