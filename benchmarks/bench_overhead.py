@@ -2,6 +2,7 @@
 
     python benchmarks/bench_overhead.py                 # 2,000 synthetic cases, 3 rounds
     python benchmarks/bench_overhead.py --cases 500 --rounds 1
+    python benchmarks/bench_overhead.py --suite metamorphic --cases 500
 
 Both runs judge the same rendered v3 prompts on the same mockllm judge, which answers
 each case with its gold verdict: the floor is a bare `Task(dataset, generate(), match())`
@@ -24,7 +25,7 @@ from inspect_ai.solver import generate
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
-from farejudge.evals.render import judge_messages
+from farejudge.evals.suite import SUITES, suite_samples
 from farejudge.simulate.synthetic_cases import gold_reply, synthetic_judge, write_cases
 
 # As many samples in flight as the load run uses per thousand: the figure is per-sample
@@ -32,12 +33,13 @@ from farejudge.simulate.synthetic_cases import gold_reply, synthetic_judge, writ
 MAX_SAMPLES = 200
 
 
-def floor_task(cases_file: Path) -> Task:
+def floor_task(cases_file: Path, suite: str) -> Task:
     """Inspect's own floor: the same prompts, generate, and an exact-match scorer."""
-    version = load_prompt_version("v3")
+    rendered, _ = suite_samples(load_cases(cases_file), suite, load_prompt_version("v3"))
     samples = [
-        Sample(id=c.id, input=judge_messages(c, version), target=gold_reply(c.id))
-        for c in load_cases(cases_file)
+        # A derived synthetic case keeps its parent's question, so the judge answers by that.
+        Sample(id=s.id, input=s.input, target=gold_reply(str(s.id).split("~")[0]))
+        for s in rendered
     ]
     return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match())
 
@@ -61,14 +63,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--suite", choices=SUITES, default="gold")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         cases_file = Path(work) / "cases.jsonl"
         write_cases(cases_file, args.cases)
         runs: dict[str, Callable[[], Task]] = {
-            "floor: Task(generate(), match())": lambda: floor_task(cases_file),
+            "floor: Task(generate(), match())": lambda: floor_task(cases_file, args.suite),
             "judge_groundedness": lambda: judge_groundedness(
-                prompt_version="v3", dataset=str(cases_file)
+                prompt_version="v3", dataset=str(cases_file), suite=args.suite
             ),
         }
         best = {name: float("inf") for name in runs}
@@ -78,9 +81,9 @@ def main() -> None:
                 best[name] = min(best[name], seconds)
                 print(f"round {round_ + 1}: {name}: {seconds:.1f} s")
     floor, task = best.values()
-    print(f"\n{args.cases} samples, best of {args.rounds} rounds each")
+    print(f"\n{args.cases} cases, suite {args.suite}, best of {args.rounds} rounds each")
     for name, seconds in best.items():
-        print(f"{name:34} {seconds:6.1f} s  {1000 * seconds / args.cases:5.1f} ms/sample")
+        print(f"{name:34} {seconds:6.1f} s  {1000 * seconds / args.cases:5.1f} ms/case")
     print(f"{'ratio':34} {task / floor:6.2f}x (target at most 1.2x)")
 
 
