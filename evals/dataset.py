@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import Sample
 from pydantic import ValidationError
 
 from datasets import (
@@ -168,10 +168,3 @@ def case_to_sample(case: Case, version: PromptVersion, **derivation: str) -> Sam
         metadata={**case.model_dump(include=SAMPLE_METADATA), **derivation},
     )
 
-
-def cases_dataset(
-    cases: list[Case], version: PromptVersion, path: str | Path = DEFAULT_CASES
-) -> MemoryDataset:
-    return MemoryDataset(
-        [case_to_sample(c, version) for c in cases], name=Path(path).stem, location=str(path)
-    )

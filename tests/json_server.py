@@ -1,7 +1,10 @@
 """A request handler for stand-in OpenAI-compatible servers on loopback: replies in JSON."""
 
 import json
-from http.server import BaseHTTPRequestHandler
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class JsonHandler(BaseHTTPRequestHandler):
@@ -15,3 +18,16 @@ class JsonHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: a test reads what the server saw from what its handler recorded."""
+
+
+@contextmanager
+def serving(handler: type[JsonHandler]) -> Iterator[str]:
+    """The handler served on a free loopback port: its /v1 base URL, until the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        thread.join()

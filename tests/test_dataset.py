@@ -7,7 +7,7 @@ import pytest
 from pydantic import AfterValidator, BaseModel, StrictBool, TypeAdapter, ValidationError
 
 from farejudge.core.errors import InputError
-from farejudge.evals.dataset import DEFAULT_CASES, case_to_sample, cases_dataset, load_cases
+from farejudge.evals.dataset import DEFAULT_CASES, case_to_sample, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.render import judge_messages
 
@@ -56,13 +56,12 @@ def test_dates_read_back_as_written() -> None:
 
 def test_dataset_option_accepts_a_file_or_a_folder(tmp_path: Path) -> None:
     (tmp_path / "a.jsonl").write_text(FIXTURES.read_text(encoding="utf-8"), encoding="utf-8")
-    v3 = load_prompt_version("v3")
-    assert [s.id for s in cases_dataset(load_cases(tmp_path), v3)] == [
+    assert [c.id for c in load_cases(tmp_path)] == [
         "t-conv",
         "t-price",
         "t-silence",
     ]
-    assert len(cases_dataset(load_cases(FIXTURES), v3)) == 3
+    assert len(load_cases(FIXTURES)) == 3
 
 
 def mutate(change: str) -> str:

@@ -13,10 +13,8 @@ task is created, and, where that check cannot tell, refused by the run's first r
 import importlib.util
 import json
 import re
-import threading
 import time
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
 
@@ -28,7 +26,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from farejudge.core.errors import InputError
 from farejudge.evals.schema_check import FIRST_SCHEMA_ATTEMPTS
 from farejudge.evals.verdict_schema import VERDICT_SCHEMA, json_object_schema
-from tests.json_server import JsonHandler
+from tests.json_server import JsonHandler, serving
 from tests.local_server import (
     README_PORT,
     Server,
@@ -237,14 +235,8 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("LOCAL_API_KEY", "none")
     monkeypatch.delenv("INSPECT_EVAL_MODEL", raising=False)
     RefusesJsonSchema.refused = 0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), RefusesJsonSchema)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        thread.join()
+    with serving(RefusesJsonSchema) as url:
+        yield url
 
 
 def stand_in_eval(url: str, log_dir: Path) -> EvalLog:

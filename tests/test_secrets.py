@@ -9,10 +9,8 @@ is searched for the keys: zip members (.eval logs) and gzip files decompressed.
 
 import gzip
 import json
-import threading
 import zipfile
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,7 +19,7 @@ from inspect_ai.log import read_eval_log
 
 from farejudge.simulate.synthetic_cases import CASE_ID, gold_reply, write_cases
 from tests.cli import inspect_eval
-from tests.json_server import JsonHandler
+from tests.json_server import JsonHandler, serving
 
 SENTINELS = {
     "OPENAI_API_KEY": "sk-sentinel-openai-5f0d1c9e7a",
@@ -68,14 +66,8 @@ class FakeOpenAI(JsonHandler):
 
 @pytest.fixture
 def openai_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), FakeOpenAI)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        thread.join()
+    with serving(FakeOpenAI) as url:
+        yield url
 
 
 def written_texts(root: Path) -> Iterator[tuple[str, bytes]]:
