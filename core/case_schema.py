@@ -26,18 +26,18 @@ IsoDate = Annotated[
 NonEmpty = Annotated[str, Field(min_length=1)]
 
 # Strict: a JSON string "false" is not the boolean false, and a number is not a string.
-_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class Turn(BaseModel):
-    model_config = _STRICT
+    model_config = STRICT
 
     role: Literal["user", "assistant"] = Field(description="who spoke")
     content: NonEmpty = Field(description="what they said")
 
 
 class Passage(BaseModel):
-    model_config = _STRICT
+    model_config = STRICT
 
     tag: NonEmpty = Field(description="`P1`, `P2`, … in order, unique within a case")
     agency: NonEmpty = Field(description="the agency, from the corpus document's front matter")
@@ -54,17 +54,16 @@ class Passage(BaseModel):
 class Verdict(BaseModel):
     """A groundedness verdict: the judge's reply and the gold label have this shape."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     grounded: bool = Field(description="`true` exactly when `unsupported_claims` is empty")
     unsupported_claims: list[str] = Field(
-        description="each unsupported claim, copied verbatim from `answer` "
-        "(see the labeling guide)"
+        description="each unsupported claim, copied verbatim from `answer` (see the labeling guide)"
     )
 
 
 class Case(BaseModel):
-    model_config = _STRICT
+    model_config = STRICT
 
     id: NonEmpty = Field(
         description="unique across all files: `<prefix>-NNN` "

@@ -6,7 +6,7 @@ inspect eval evals/judge_groundedness.py -T prompt_version=v2 --model openai/gpt
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task, task
+from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from farejudge.core.errors import InputError
@@ -16,6 +16,7 @@ from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
+from farejudge.scorers.epoch_reducer import epoch_mean
 from farejudge.scorers.review import METAMORPHIC_VIEWER, REVIEW_VIEWER, review
 from farejudge.scorers.verdict_scorer import verdict_agreement
 
@@ -75,6 +76,8 @@ def judge_groundedness(
         solver=judge_generate(schema),
         # review restates verdict_agreement's score, so it runs second.
         scorer=[verdict_agreement(), review()],
+        # One epoch unless `--epochs` says more; `--epochs-reducer` replaces the reducer.
+        epochs=Epochs(1, epoch_mean()),
         viewer=METAMORPHIC_VIEWER if suite == "metamorphic" else REVIEW_VIEWER,
         fail_on_error=fail_on_error,
         version=TASK_VERSION,
