@@ -22,11 +22,12 @@ from farejudge.comparison.intervals import (
     wilson,
 )
 from farejudge.comparison.load import LogsError, Runs
-from farejudge.scorers.confusion import Confusion, cells
+from farejudge.scorers.confusion import Confusion, cells, overlap_f1
 
 # Columns of the per-case totals array the bootstrap statistics read.
-_TP, _FN, _FP, _TN, _MATCHED, _JUDGE, _GOLD = range(7)
+_TP, _FN, _FP, _TN, _MATCHED, _JUDGE, _GOLD, _SPAN_OVERLAP, _SPAN_JUDGE, _SPAN_GOLD = range(10)
 _TOTALS = ["tp", "fn", "fp", "tn", "claims_matched", "claims_judge", "claims_gold"]
+_TOTALS += ["span_overlap_chars", "span_judge_chars", "span_gold_chars"]
 
 
 def _confusion(t: NDArray[np.float64]) -> Confusion:
@@ -43,6 +44,10 @@ def _f1(t: NDArray[np.float64]) -> float:
 
 def _kappa(t: NDArray[np.float64]) -> float:
     return _confusion(t).kappa
+
+
+def _span_f1(t: NDArray[np.float64]) -> float:
+    return overlap_f1(t[_SPAN_OVERLAP], t[_SPAN_JUDGE], t[_SPAN_GOLD])
 
 
 def _ratio(num: int, den: int) -> Statistic:
@@ -71,6 +76,10 @@ class RunSummary:
     kappa: Interval
     claim_precision: Interval
     claim_recall: Interval
+    span_precision: Interval
+    """By character overlap of quoted and gold spans; undefined for a log without span counts."""
+    span_recall: Interval
+    span_f1: Interval
 
 
 @dataclass(frozen=True)
@@ -305,6 +314,9 @@ def _summary(
         kappa=boot(_kappa),
         claim_precision=boot(_ratio(_MATCHED, _JUDGE)),
         claim_recall=boot(_ratio(_MATCHED, _GOLD)),
+        span_precision=boot(_ratio(_SPAN_OVERLAP, _SPAN_JUDGE)),
+        span_recall=boot(_ratio(_SPAN_OVERLAP, _SPAN_GOLD)),
+        span_f1=boot(_span_f1),
     )
 
 

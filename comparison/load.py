@@ -19,6 +19,8 @@ from numpy.typing import NDArray
 TASK = "judge_groundedness"
 SCORER = "verdict_agreement"
 _VALUE = f"scores.{SCORER}.value"
+SPAN_COUNTS = ("span_judge_chars", "span_gold_chars", "span_overlap_chars")
+"""The scorer's character counts behind span precision and recall."""
 
 
 class LogsError(Exception):
@@ -31,8 +33,10 @@ class Runs:
     """One row per scored version, model, case and epoch. Columns: version, model, case,
     case_hash, category, epoch; gold_ungrounded, agree, failure (1 for no readable verdict;
     never agreement), judge_ungrounded (NaN on a failure); claims_gold, claims_judge,
-    claims_matched; verdict (the judge's verdict in words, or why there is none). A sample
-    that errored (the provider failed, not the judge) is not here: `logs` counts it."""
+    claims_matched; span_judge_chars, span_gold_chars, span_overlap_chars (NaN in a log
+    written before span scores); verdict (the judge's verdict in words, or why there is
+    none). A sample that errored (the provider failed, not the judge) is not here: `logs`
+    counts it."""
     logs: pd.DataFrame
     """The log read for each version and model: version, model, log, status, epochs,
     errored (samples that errored and were not scored), prompt_tokens and completion_tokens
@@ -76,6 +80,7 @@ _SAMPLE_COLUMNS = [
     SampleColumn("judge_ungrounded", path=f"{_VALUE}.judge_ungrounded"),
     SampleColumn("claims_judge", path=f"{_VALUE}.claims_judge"),
     SampleColumn("claims_matched", path=f"{_VALUE}.claims_matched"),
+    *[SampleColumn(key, path=f"{_VALUE}.{key}") for key in SPAN_COUNTS],
     SampleColumn("verdict", path=f"scores.{SCORER}.answer"),
     SampleColumn("error", path="error"),
 ]
@@ -191,6 +196,9 @@ def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]
             "claims_gold": [float(len(g["unsupported_claims"])) for g in gold],
             "claims_judge": np.nan_to_num(_floats(raw["claims_judge"])),
             "claims_matched": np.nan_to_num(_floats(raw["claims_matched"])),
+            # Unlike the claim counts, NaN where missing: a log from before span scores has
+            # none, and zero would pass for a judge that quoted nothing.
+            **{key: _floats(raw[key]) for key in SPAN_COUNTS},
             "verdict": raw["verdict"].astype(str).to_numpy(),
         }
     )

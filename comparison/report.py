@@ -128,12 +128,16 @@ def _summary(report: Report) -> Section:
             interval(s.kappa),
             interval(s.claim_precision),
             interval(s.claim_recall),
+            interval(s.span_precision),
+            interval(s.span_recall),
+            interval(s.span_f1),
         ]
         for s in report.summaries
     ]
     columns = ["Version", "Model", "Cases scored", "Errored samples", "Judge failures"]
     columns += ["Accuracy", "Balanced acc."]
     columns += ["Precision", "Recall", "F1", "Kappa", "Claim precision", "Claim recall"]
+    columns += ["Span precision", "Span recall", "Span F1"]
     return Section(
         title="By version and model",
         key="summary",
@@ -142,7 +146,10 @@ def _summary(report: Report) -> Section:
             "provider failed, not the judge) is in no figure and makes the gate incomplete. "
             "Accuracy counts a judge failure as wrong; "
             "the confusion-table figures (balanced accuracy, precision, recall and F1 for "
-            "'ungrounded', kappa) are over the cases the judge answered."
+            "'ungrounded', kappa) are over the cases the judge answered. Claim precision and "
+            "recall say whether the judge named the right claims; span precision, recall and F1 "
+            "how much of what it quoted is gold's unsupported text, by characters (n/a for a "
+            "log written before span scores)."
         ],
         tables=[Table(columns, rows)],
     )
@@ -454,7 +461,8 @@ def _notes(report: Report) -> Section:
             "Intervals are 95 %: Wilson score for accuracy, judge-failure rate, precision, "
             "recall and the unstable share; percentile bootstrap over cases "
             f"({report.resamples} resamples, seed {report.seed}) for balanced accuracy, F1, "
-            "kappa, claim precision and recall, accuracy change and consistency.",
+            "kappa, claim precision and recall, span precision, recall and F1, accuracy change "
+            "and consistency.",
             "Over several epochs a case contributes the share of its epochs to each count, "
             "and intervals treat the case, not the epoch, as the unit.",
             *report.runs.notes,

@@ -22,15 +22,15 @@ def judge_generate(constrained: Constrained = None) -> Solver:
     `constrained` asks for the verdict schema: true sends it as the provider's structured-output
     request, `json_object` inside an OpenAI `json_object` response format, false not at all
     (None: only where the provider enforces it by constrained decoding). Constraining changes a
-    judge's behaviour, so each sample's store records how the schema was sent.
+    judge's behaviour, so each sample's metadata records how the schema was sent (metadata,
+    not the store: a store change is one more event per sample in the log).
     """
     schema_check = SchemaCheck()
     schema_check.probe(constrained)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         mode = schema_mode(constrained, str(state.model))
-        state.store.set("constrained_decoding", mode != "off")
-        state.store.set("schema_mode", mode)
+        state.metadata["schema_mode"] = mode
         try:
             if mode == "off":
                 return await generate(state)

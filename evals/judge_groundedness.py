@@ -16,13 +16,12 @@ from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
-from farejudge.scorers.epoch_reducer import epoch_mean
-from farejudge.scorers.review import METAMORPHIC_VIEWER, REVIEW_VIEWER, review
+from farejudge.scorers.review import METAMORPHIC_VIEWER, REVIEW_VIEWER
 from farejudge.scorers.verdict_scorer import verdict_agreement
 
 # Bump when the scoring or the case schema changes: logs of different task versions do not
 # measure the same thing.
-TASK_VERSION = 2
+TASK_VERSION = 3
 # The share of samples that may error (an outage, not a verdict) before the run stops.
 DEFAULT_FAIL_ON_ERROR = 0.1
 
@@ -74,10 +73,11 @@ def judge_groundedness(
     return Task(
         dataset=MemoryDataset(samples, name=Path(dataset).stem, location=str(dataset)),
         solver=judge_generate(schema),
-        # review restates verdict_agreement's score, so it runs second.
-        scorer=[verdict_agreement(), review()],
-        # One epoch unless `--epochs` says more; `--epochs-reducer` replaces the reducer.
-        epochs=Epochs(1, epoch_mean()),
+        scorer=verdict_agreement(),
+        # No reduction over epochs: the metrics count every case-epoch (for their ratios the
+        # same as each case adding the share of its epochs), the value's strings stay
+        # strings, and the live metrics skip re-reducing every sample at each refresh.
+        epochs=Epochs(1, []),
         viewer=METAMORPHIC_VIEWER if suite == "metamorphic" else REVIEW_VIEWER,
         fail_on_error=fail_on_error,
         version=TASK_VERSION,

@@ -83,3 +83,12 @@ class Confusion:
             # Both raters put every case in one class: agreement beyond chance is undefined.
             return float("nan")
         return (observed - expected) / (1 - expected)
+
+
+def overlap_f1(overlap: float, predicted: float, gold: float) -> float:
+    """F1 of a prediction against gold from their sizes and overlap (characters of spans, say).
+
+    The overlap is the true positives, the rest of each side its false positives and false
+    negatives: the harmonic mean of overlap / predicted and overlap / gold.
+    """
+    return Confusion(tp=overlap, fp=predicted - overlap, fn=gold - overlap).f1

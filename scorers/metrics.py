@@ -4,15 +4,33 @@ Accuracy and the judge-failure rate count every case; a judge failure is never a
 agreement, so it counts against accuracy and is shown on its own. The confusion-table
 metrics (balanced accuracy, precision, recall, F1, kappa) need a verdict, so they are
 computed over the cases the judge answered. Claim recall counts failed cases' gold
-claims as missed.
+claims as missed, and span recall their gold characters.
 """
 
+from collections import defaultdict
 from collections.abc import Callable
-from typing import cast
+from typing import TypedDict, cast
 
 from inspect_ai.scorer import Metric, SampleScore, metric
 
-from farejudge.scorers.confusion import Confusion, cells, ratio
+from farejudge.scorers.confusion import Confusion, cells, overlap_f1, ratio
+
+
+class Counts(TypedDict):
+    """What the verdict scorer's value holds for these metrics, one case-epoch's worth."""
+
+    agree: int
+    judge_failure: int
+    gold_ungrounded: int
+    judge_ungrounded: float
+    """NaN for a judge failure: no verdict is neither grounded nor ungrounded."""
+    claims_gold: int
+    claims_judge: int
+    claims_matched: int
+    claims_not_in_answer: int
+    span_judge_chars: int
+    span_gold_chars: int
+    span_overlap_chars: int
 
 
 def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
@@ -107,22 +125,56 @@ def claim_recall() -> Metric:
 
 
 @metric
-def consistency_failure_rate() -> Metric:
-    """CheckList's failure rate: of the derived cases whose gold case the judge got right, the
-    share it got wrong. NaN where the run holds no derived case (the gold suite)."""
+def span_precision() -> Metric:
+    """Of the answer characters the judge quoted as unsupported, the share in a gold span."""
+    return _sum_ratio("span_overlap_chars", "span_judge_chars")
+
+
+@metric
+def span_recall() -> Metric:
+    """Of the answer characters in gold spans, the share the judge quoted."""
+    return _sum_ratio("span_overlap_chars", "span_gold_chars")
+
+
+@metric
+def span_f1() -> Metric:
+    """The harmonic mean of span precision and span recall."""
 
     def compute(scores: list[SampleScore]) -> float:
-        right: dict[str, float] = {}
-        derived: list[tuple[str, float]] = []
+        values = _values(scores)
+        return overlap_f1(
+            sum(v["span_overlap_chars"] for v in values),
+            sum(v["span_judge_chars"] for v in values),
+            sum(v["span_gold_chars"] for v in values),
+        )
+
+    return compute
+
+
+@metric
+def consistency_failure_rate() -> Metric:
+    """CheckList's failure rate: of the derived cases whose gold case the judge got right, the
+    share it got wrong. NaN where the run holds no derived case (the gold suite).
+
+    Over several epochs a gold case is right when every epoch of it is, and each epoch of a
+    derived case counts once.
+    """
+
+    def compute(scores: list[SampleScore]) -> float:
+        agree: dict[str, list[float]] = defaultdict(list)
+        parent_of: dict[str, str] = {}
         for s in scores:
-            meta = s.sample_metadata or {}
-            value = cast(dict[str, float], s.score.value)
-            parent = meta.get("derived_from")
-            if parent is None:
-                right[str(s.sample_id)] = value["agree"]
-            else:
-                derived.append((str(parent), value["agree"]))
-        kept = [agree for parent, agree in derived if right.get(parent) == 1]
-        return ratio(sum(1 - agree for agree in kept), len(kept))
+            case_id = str(s.sample_id)
+            agree[case_id].append(cast(dict[str, float], s.score.value)["agree"])
+            parent = (s.sample_metadata or {}).get("derived_from")
+            if parent is not None:
+                parent_of[case_id] = str(parent)
+        right = {
+            case_id for case_id, a in agree.items() if case_id not in parent_of and min(a) == 1
+        }
+        kept = [
+            a for case_id, parent in parent_of.items() if parent in right for a in agree[case_id]
+        ]
+        return ratio(sum(1 - a for a in kept), len(kept))
 
     return compute

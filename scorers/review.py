@@ -1,14 +1,13 @@
 """What a reviewer sorts and filters by in the log viewer: category, gold, verdict, outcome.
 
-These are strings, so they live in a scorer of their own with no metrics: Inspect then
-reduces nothing over epochs, whereas its default mean reducer would turn every string in
-`verdict_agreement`'s value into 0.0 with a warning per sample.
+They are strings in the verdict scorer's value, beside the numbers its metrics read, so the
+viewer's sample list can show them as columns. The task reduces nothing over epochs (a mean
+would turn each string into 0.0), so they stay as written.
 """
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from inspect_ai.scorer import Score, Scorer, Target, scorer
-from inspect_ai.solver import TaskState
 from inspect_ai.viewer import (
     TaskSamplesColumn,
     TaskSamplesSort,
@@ -16,8 +15,9 @@ from inspect_ai.viewer import (
     ViewerConfig,
 )
 
+from farejudge.scorers.metrics import Counts
+
 VERDICT_SCORER = "verdict_agreement"
-REVIEW_SCORER = "review"
 
 Role = Literal["good", "bad", "warn", "info", "muted"]
 
@@ -36,7 +36,7 @@ OUTCOME_MEANING = {
 }
 
 
-def outcome(value: dict[str, float]) -> str:
+def outcome(value: Mapping[str, float]) -> str:
     """The verdict-level outcome in plain words; "ungrounded" is the positive class."""
     if value["judge_failure"]:
         return "judge failure"
@@ -45,41 +45,31 @@ def outcome(value: dict[str, float]) -> str:
     return "missed" if value["gold_ungrounded"] else "false alarm"
 
 
-@scorer(metrics=[])
-def review() -> Scorer:
-    """Restates the verdict_agreement score as words; must run after it."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        verdict = (state.scores or {}).get(VERDICT_SCORER)
-        if verdict is None or not isinstance(verdict.value, dict):
-            raise ValueError(f"the {REVIEW_SCORER} scorer must follow {VERDICT_SCORER}")
-        value = {k: float(v) for k, v in verdict.value.items() if isinstance(v, int | float)}
-        said = outcome(value)
-        # A derived case says where it came from (the metamorphic suite's columns).
-        derived = "derived_from" in state.metadata
-        derivation = {key: str(state.metadata[key]) for key in DERIVATION} if derived else {}
-        return Score(
-            value={
-                "category": str(state.metadata["category"]),
-                "gold": "ungrounded" if value["gold_ungrounded"] else "grounded",
-                "verdict": verdict.answer or "",
-                "outcome": said,
-                # The input is the rendered prompt, instructions first: the question reads better.
-                "question": str(state.metadata["question"]),
-                **derivation,
-            },
-            explanation=f"{said.capitalize()}: {OUTCOME_MEANING[said]}.",
-        )
-
-    return score
+def review_fields(
+    value: Mapping[str, float], verdict: str, metadata: Mapping[str, Any]
+) -> dict[str, str]:
+    """The sample-list columns of one scored case: `value` is the verdict scorer's numbers,
+    `verdict` its answer, `metadata` the sample's."""
+    said = outcome(value)
+    # A derived case says where it came from (the metamorphic suite's columns).
+    derived = "derived_from" in metadata
+    return {
+        "category": str(metadata["category"]),
+        "gold": "ungrounded" if value["gold_ungrounded"] else "grounded",
+        "verdict": verdict,
+        "outcome": said,
+        # The input is the rendered prompt, instructions first: the question reads better.
+        "question": str(metadata["question"]),
+        **({key: str(metadata[key]) for key in DERIVATION} if derived else {}),
+    }
 
 
 DERIVATION = ("relation", "derived_from")
 """Metadata of a metamorphic sample the viewer shows as columns."""
 
 
-def _column(key: str) -> TaskSamplesColumn:
-    return TaskSamplesColumn.score(REVIEW_SCORER, key)
+def _column(key: str, visible: bool = True) -> TaskSamplesColumn:
+    return TaskSamplesColumn.score(VERDICT_SCORER, key, visible=visible)
 
 
 def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
@@ -100,11 +90,14 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 # The gold JSON and the verdict label, already shown above in words.
                 TaskSamplesColumn(id="target", visible=False),
                 TaskSamplesColumn(id="answer", visible=False),
+                # The numbers the metrics read, last. Inspect's viewer (0.3.285) still shows
+                # every key of a score until the reader unticks it under Columns.
+                *[_column(key, visible=False) for key in Counts.__annotations__],
             ],
             # Alphabetically descending, disagreements ("missed", "judge failure", "false alarm")
             # come before "agree".
             sort=[
-                TaskSamplesSort.score(REVIEW_SCORER, "outcome", dir="desc"),
+                TaskSamplesSort.score(VERDICT_SCORER, "outcome", dir="desc"),
                 TaskSamplesSort(column="sampleId"),
             ],
             multiline=False,

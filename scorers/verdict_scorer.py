@@ -2,15 +2,17 @@
 
 import math
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 
 from farejudge.core.case_schema import Verdict
+from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
 from farejudge.scorers.metrics import (
+    Counts,
     balanced_accuracy,
     claim_precision,
     claim_recall,
@@ -20,8 +22,12 @@ from farejudge.scorers.metrics import (
     judge_failure_rate,
     precision,
     recall,
+    span_f1,
+    span_precision,
+    span_recall,
     verdict_accuracy,
 )
+from farejudge.scorers.review import review_fields
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 
 
@@ -79,6 +85,27 @@ def _claim_lines(cmp: ClaimComparison) -> list[str]:
     return lines
 
 
+def _span_line(spans: SpanOverlap) -> str:
+    """The span overlap in words, for the explanation."""
+    judge = (
+        f"{spans.overlap} of the judge's {spans.predicted} quoted characters are in gold spans"
+        if spans.predicted
+        else "the judge quoted nothing"
+    )
+    gold = (
+        f"{spans.overlap} of {spans.gold} gold characters were quoted"
+        if spans.gold
+        else "gold has no spans"
+    )
+    return f"Span overlap: {judge}; {gold}."
+
+
+def _spans(case: Graded, verdict: ParsedVerdict | None) -> SpanOverlap:
+    """The judge's quoted characters against gold's; a judge failure quoted none."""
+    quoted = verdict.unsupported_claims if verdict else []
+    return quote_overlap(quoted, case.label.unsupported_claims, case.answer)
+
+
 def _verdict_label(verdict: ParsedVerdict) -> str:
     if verdict.grounded:
         return "grounded"
@@ -87,20 +114,25 @@ def _verdict_label(verdict: ParsedVerdict) -> str:
 
 
 def _value(
-    case: Graded, verdict: ParsedVerdict | None, cmp: ClaimComparison | None
+    case: Graded, verdict: ParsedVerdict | None, cmp: ClaimComparison | None, spans: SpanOverlap
 ) -> dict[str, float]:
     """What the metrics aggregate; no verdict (a judge failure) agrees with nothing."""
     gold = case.label
-    return {
-        "agree": int(verdict is not None and verdict.grounded == gold.grounded),
-        "judge_failure": int(verdict is None),
-        "gold_ungrounded": int(not gold.grounded),
-        "judge_ungrounded": math.nan if verdict is None else int(not verdict.grounded),
-        "claims_gold": len(gold.unsupported_claims),
-        "claims_judge": len(verdict.unsupported_claims) if verdict else 0,
-        "claims_matched": len(cmp.matched) if cmp else 0,
-        "claims_not_in_answer": len(cmp.not_in_answer) if cmp else 0,
-    }
+    counts = Counts(
+        agree=int(verdict is not None and verdict.grounded == gold.grounded),
+        judge_failure=int(verdict is None),
+        gold_ungrounded=int(not gold.grounded),
+        judge_ungrounded=math.nan if verdict is None else int(not verdict.grounded),
+        claims_gold=len(gold.unsupported_claims),
+        claims_judge=len(verdict.unsupported_claims) if verdict else 0,
+        claims_matched=len(cmp.matched) if cmp else 0,
+        claims_not_in_answer=len(cmp.not_in_answer) if cmp else 0,
+        span_judge_chars=spans.predicted,
+        span_gold_chars=spans.gold,
+        span_overlap_chars=spans.overlap,
+    )
+    # A TypedDict is a dict of numbers here; Score.value takes it as a plain mapping.
+    return cast(dict[str, float], counts)
 
 
 def output_failure(output: ModelOutput) -> str | None:
@@ -130,7 +162,7 @@ def _failure_score(case: Graded, reason: str) -> Score:
     gold = case.label
     gold_says = _word(gold.grounded)
     return Score(
-        value=_value(case, None, None),
+        value=_value(case, None, None, _spans(case, None)),
         answer="judge failure",
         explanation=(
             f"Judge failure: {reason}. It counts as no agreement. Gold says {gold_says}"
@@ -153,6 +185,7 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
         return _failure_score(case, reason)
 
     cmp = compare_claims(parsed.unsupported_claims, gold.unsupported_claims, case.answer)
+    spans = _spans(case, parsed)
     agree = parsed.grounded == gold.grounded
     if agree:
         headline = f"Agree: gold and judge both say {gold_says}."
@@ -161,13 +194,18 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
     if parsed.grounded and parsed.unsupported_claims:
         headline += " The judge said grounded yet listed unsupported claims."
     # Paragraphs, so the viewer's markdown keeps the claim list apart from the prose.
-    paragraphs = [headline, "\n".join(_claim_lines(cmp)), f"Why gold says so: {case.rationale}"]
+    paragraphs = [
+        headline,
+        "\n".join(_claim_lines(cmp)),
+        _span_line(spans) if spans.predicted or spans.gold else "",
+        f"Why gold says so: {case.rationale}",
+    ]
     if isinstance(case, Gold) and case.edit:
         paragraphs.insert(1, f"Derived from its gold case by the edit {case.edit}.")
     if parsed.reasoning:
         paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
     return Score(
-        value=_value(case, parsed, cmp),
+        value=_value(case, parsed, cmp, spans),
         answer=_verdict_label(parsed),
         explanation="\n\n".join(p for p in paragraphs if p),
         metadata={
@@ -194,6 +232,9 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
         judge_failure_rate(),
         claim_precision(),
         claim_recall(),
+        span_precision(),
+        span_recall(),
+        span_f1(),
         grouped(verdict_accuracy(), "category", all=False, name_template="category:{group_name}"),
         # Every sample has a relation: "gold" for a case as written, else its derivation.
         grouped(verdict_accuracy(), "relation", all=False, name_template="relation:{group_name}"),
@@ -204,6 +245,9 @@ def verdict_agreement() -> Scorer:
     """Agreement of the judge's verdict with gold, case and claim level."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        return score_output(Gold.of_sample(state, target), state.output)
+        scored = score_output(Gold.of_sample(state, target), state.output)
+        value = cast(dict[str, float], scored.value)
+        columns = review_fields(value, scored.answer or "", state.metadata)
+        return scored.model_copy(update={"value": {**value, **columns}})
 
     return score

@@ -2,8 +2,9 @@
 
 From the `Case` model (core/case_schema.py): the `dataset_info` in the front matter and the
 schema table. From the cases (datasets/cases/*.jsonl, read by the project's loader): the
-statistics tables. Each part sits between its own two markers; the rest of the card is
-written by hand.
+statistics tables. From the agreement records (datasets/agreement/*.json, written by
+judge-agreement and kept by judge-promote): the agreement table. Each part sits between its
+own two markers; the rest of the card is written by hand.
 
 Usage:
     python scripts/dataset_card.py          # rewrite the generated parts in place
@@ -15,6 +16,7 @@ Exit 2: a case file is unusable (each problem one line, as the eval reports it).
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 from collections import Counter
@@ -37,6 +39,8 @@ CARD = DATA_DIR / "README.md"
 INFO_MARKERS = ("# dataset_info:start", "# dataset_info:end")
 SCHEMA_MARKERS = ("<!-- schema:start -->", "<!-- schema:end -->")
 STATS_MARKERS = ("<!-- stats:start -->", "<!-- stats:end -->")
+AGREEMENT_MARKERS = ("<!-- agreement:start -->", "<!-- agreement:end -->")
+AGREEMENT_DIR = DATA_DIR / "agreement"
 
 
 def render_dataset_info() -> str:
@@ -139,6 +143,36 @@ def render_stats(cases: list[Case]) -> str:
     return "\n".join(lines)
 
 
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def render_agreement(records: dict[str, dict[str, Any]]) -> str:
+    """One row per agreement record kept in datasets/agreement/ (judge-agreement's JSON)."""
+    lines = [
+        "| release | labels compared | cases | verdict agreement | Cohen's kappa "
+        "| span precision | span recall | span F1 | disagreements |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for release, r in sorted(records.items()):
+        verdicts, spans = r["verdicts"], r["spans"]
+        disagreed = sum(c["status"] == "disagreed" for c in r["cases"])
+        lines.append(
+            f"| {release} | {r['a']} vs {r['b']} | {verdicts['compared']} "
+            f"| {_figure(verdicts['agreement'])} | {_figure(verdicts['kappa'])} "
+            f"| {_figure(spans['precision'])} | {_figure(spans['recall'])} "
+            f"| {_figure(spans['f1'])} | {disagreed} |"
+        )
+    return "\n".join(lines)
+
+
+def agreement_records() -> dict[str, dict[str, Any]]:
+    return {
+        path.stem: json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted(AGREEMENT_DIR.glob("*.json"))
+    }
+
+
 def _replaced(text: str, markers: tuple[str, str], body: str) -> str:
     start, end = markers
     head, sep1, rest = text.partition(start)
@@ -151,7 +185,8 @@ def _replaced(text: str, markers: tuple[str, str], body: str) -> str:
 def updated_card(card_text: str, cases: list[Case]) -> str:
     text = _replaced(card_text, INFO_MARKERS, render_dataset_info())
     text = _replaced(text, SCHEMA_MARKERS, render_schema())
-    return _replaced(text, STATS_MARKERS, render_stats(cases))
+    text = _replaced(text, STATS_MARKERS, render_stats(cases))
+    return _replaced(text, AGREEMENT_MARKERS, render_agreement(agreement_records()))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,11 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
 
 from farejudge.comparison.analysis import build_report
 from farejudge.comparison.cli import EXIT_GATE, EXIT_INPUT, EXIT_OK, run
 from farejudge.comparison.intervals import mcnemar_exact
-from farejudge.comparison.load import load_runs
+from farejudge.comparison.load import SPAN_COUNTS, load_runs
 from tests.judge_runs import run_version, write_cases
 
 V1 = {"conv-004": "wrong", "fresh-001": "wrong", "t-conv": "wrong"}
@@ -97,7 +98,7 @@ def test_good_newest_version_passes_the_gate(
     # Every figure in the version table carries an interval.
     summary = md.split("## By version and model")[1].split("##")[0]
     for row in [line for line in summary.splitlines() if line.startswith("| v")]:
-        assert row.count("[") == 9, row
+        assert row.count("[") == 12, row
 
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert html.count('src="data:image/png;base64,') == 4
@@ -226,10 +227,44 @@ def test_point_estimates_equal_inspects_own_metrics_over_epochs(tmp_path: Path) 
         "cohen_kappa": s.kappa,
         "claim_precision": s.claim_precision,
         "claim_recall": s.claim_recall,
+        "span_precision": s.span_precision,
+        "span_recall": s.span_recall,
+        "span_f1": s.span_f1,
     }
     assert {k: v.estimate for k, v in ours.items()} == pytest.approx(
         {k: inspect[k] for k in ours}, nan_ok=True
     )
+
+
+def _without_span_counts(log: Path, out: Path) -> Path:
+    """A copy of the log as written before the scorer counted span characters."""
+    old = read_eval_log(str(log))
+    for sample in old.samples or []:
+        value = sample.scores["verdict_agreement"].value  # type: ignore[index]
+        assert isinstance(value, dict)
+        for key in SPAN_COUNTS:
+            del value[key]
+    out.mkdir(parents=True, exist_ok=True)
+    write_eval_log(old, str(out / log.name))
+    return out
+
+
+def _version(log: Path) -> object:
+    return (read_eval_log(str(log), header_only=True).eval.metadata or {}).get("prompt_version")
+
+
+def test_a_log_from_before_span_scores_still_compares(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    (v1,) = [p for p in logs["base"].glob("*.eval") if _version(p) == "v1"]
+    old = _without_span_counts(v1, tmp_path / "old")
+    code, md = compare_dirs([old, logs["good"]], tmp_path / "report")
+    assert code == EXIT_OK, md
+    summary = md.split("## By version and model")[1].split("##")[0]
+    rows = {row.split(" | ")[0]: row for row in summary.splitlines() if row.startswith("| v")}
+    assert rows["| v1"].endswith("| n/a | n/a | n/a |")
+    assert rows["| v1"].count("[") == 9
+    assert rows["| v3"].count("[") == 12
 
 
 def _with_gold(cases: Path, case_id: str, label: dict[str, object], out: Path) -> Path:

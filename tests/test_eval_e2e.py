@@ -1,5 +1,6 @@
 """End to end: `eval()` of the task on mockllm, for every prompt version."""
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def test_echoing_gold_scores_perfectly(version: str, tmp_path: Path) -> None:
     assert m["balanced_accuracy"] == 1.0
     assert m["judge_failure_rate"] == 0.0
     assert m["claim_precision"] == 1.0 and m["claim_recall"] == 1.0
+    assert m["span_precision"] == m["span_recall"] == m["span_f1"] == 1.0
     categories = {c.category for c in CASES}
     assert {k for k in m if k.startswith("category:")} == {f"category:{c}" for c in categories}
     assert log.eval.metadata is not None and log.eval.metadata["prompt_version"] == version
@@ -67,6 +69,23 @@ def test_inverting_gold_scores_zero(tmp_path: Path) -> None:
     assert m["cohen_kappa"] < 0
     assert m["recall"] == 0.0
     assert m["judge_failure_rate"] == 0.0
+
+
+def quote_whole_answer(case: Case) -> str:
+    """A lazy judge: the right verdict, with the whole answer quoted as its one claim."""
+    if case.label.grounded:
+        return echo_gold(case)
+    return json.dumps({"grounded": False, "unsupported_claims": [case.answer]})
+
+
+def test_quoting_whole_answers_loses_span_precision_not_claim_precision(tmp_path: Path) -> None:
+    lazy = metrics(run("v3", quote_whole_answer, tmp_path / "lazy"))
+    exact = metrics(run("v3", echo_gold, tmp_path / "exact"))
+    # The whole answer contains each case's gold claim, so claim matching cannot tell them apart.
+    assert lazy["claim_precision"] >= exact["claim_precision"]
+    assert lazy["span_precision"] < exact["span_precision"] == 1.0
+    assert lazy["span_recall"] == exact["span_recall"] == 1.0
+    assert lazy["span_f1"] < exact["span_f1"] == 1.0
 
 
 def test_unparseable_replies_are_judge_failures(tmp_path: Path) -> None:

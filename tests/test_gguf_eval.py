@@ -27,6 +27,6 @@ def test_two_cases_of_each_version_parse_as_verdicts(tmp_path: Path) -> None:
         for sample in log.samples:
             score = sample.scores["verdict_agreement"]  # type: ignore[index]
             assert score.answer != "judge failure", score.explanation
-            assert sample.store["constrained_decoding"] is True
+            assert sample.metadata["schema_mode"] == "json_schema"
             usage = sample.output.usage
             assert usage is not None and usage.input_tokens > 0 and usage.output_tokens > 0

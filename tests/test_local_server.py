@@ -130,7 +130,7 @@ def test_unconstrained_run_scores_every_sample(runs: dict[str, TimedRun]) -> Non
     log = judged(runs["unconstrained"])
     assert log.samples is not None
     for sample in log.samples:
-        assert sample.store["schema_mode"] == "off"
+        assert sample.metadata["schema_mode"] == "off"
 
 
 @needs_server
@@ -142,7 +142,7 @@ def test_json_object_run_parses_every_reply(runs: dict[str, TimedRun]) -> None:
     for sample in log.samples:
         score = sample.scores["verdict_agreement"]  # type: ignore[index]
         assert score.answer != "judge failure", (score.explanation, sample.output.completion)
-        assert sample.store["schema_mode"] == "json_object"
+        assert sample.metadata["schema_mode"] == "json_object"
         (event,) = [e for e in sample.events if isinstance(e, ModelEvent)]
         assert event.call is not None
         extra_body = event.call.request["extra_body"]

@@ -82,7 +82,7 @@ def test_a_judge_right_on_gold_is_right_on_every_relation(tmp_path: Path) -> Non
     assert log.samples is not None
     derived = [s for s in log.samples if "~" in str(s.id)]
     assert derived, "the suite holds derived cases"
-    review = (derived[0].scores or {})["review"].value
+    review = (derived[0].scores or {})["verdict_agreement"].value
     assert isinstance(review, dict) and review["derived_from"] == str(derived[0].id).split("~")[0]
     explanation = (derived[0].scores or {})["verdict_agreement"].explanation or ""
     assert "Derived from its gold case by the edit" in explanation

@@ -1,11 +1,12 @@
-"""The review scorer and the viewer's sample list: category, gold, verdict, outcome."""
+"""The review columns of the verdict score and the viewer's sample list: category, gold,
+verdict, outcome."""
 
 from pathlib import Path
 
 from inspect_ai.viewer import TaskSamplesView
 
 from farejudge.evals.dataset import load_cases
-from farejudge.scorers.review import OUTCOME_ROLES, REVIEW_SCORER
+from farejudge.scorers.review import OUTCOME_ROLES, VERDICT_SCORER
 from tests.judge_runs import FIXTURE_CASES, run_version
 
 
@@ -16,13 +17,10 @@ def test_review_columns_say_the_outcome_in_words(tmp_path: Path) -> None:
     seen = {}
     for sample in log.samples:
         scores = sample.scores or {}
-        review = scores[REVIEW_SCORER]
-        assert isinstance(review.value, dict)
-        seen[sample.id] = review.value
-        assert review.explanation and review.explanation.startswith(
-            str(review.value["outcome"]).capitalize()
-        )
-        assert review.value["verdict"] == scores["verdict_agreement"].answer
+        verdict = scores[VERDICT_SCORER]
+        assert isinstance(verdict.value, dict)
+        seen[sample.id] = {k: v for k, v in verdict.value.items() if isinstance(v, str)}
+        assert verdict.value["verdict"] == verdict.answer
     questions = {c.id: c.question for c in load_cases(FIXTURE_CASES)}
     for case_id, columns in seen.items():
         assert columns.pop("question") == questions[str(case_id)]
@@ -46,9 +44,8 @@ def test_review_columns_say_the_outcome_in_words(tmp_path: Path) -> None:
             "outcome": "judge failure",
         },
     }
-    # Strings are never averaged over epochs: only verdict_agreement is reduced, and the
-    # run's metrics are verdict_agreement's alone.
-    assert [r.scorer for r in log.reductions or []] == ["verdict_agreement"]
+    # Strings are never averaged over epochs: nothing is reduced.
+    assert not log.reductions
     assert log.results is not None
     assert {s.scorer for s in log.results.scores} == {"verdict_agreement"}
 
@@ -60,5 +57,5 @@ def test_viewer_sample_list_shows_the_review_columns(tmp_path: Path) -> None:
     assert isinstance(view, TaskSamplesView) and view.columns is not None
     visible = [c.id for c in view.columns if c.visible]
     for key in ["category", "gold", "verdict", "outcome"]:
-        assert f"score__{REVIEW_SCORER}__{key}" in visible
+        assert f"score__{VERDICT_SCORER}__{key}" in visible
     assert view.score_color_scales == {"outcome": OUTCOME_ROLES}

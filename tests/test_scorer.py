@@ -19,6 +19,9 @@ from farejudge.scorers.metrics import (
     claim_recall,
     cohen_kappa,
     confusion,
+    span_f1,
+    span_precision,
+    span_recall,
     verdict_accuracy,
 )
 from farejudge.scorers.verdict_scorer import score_reply, verdict_agreement
@@ -65,10 +68,23 @@ def test_agreeing_ungrounded_verdict_with_longer_quoted_claim() -> None:
         "claims_judge": 1,
         "claims_matched": 1,
         "claims_not_in_answer": 0,
+        "span_judge_chars": 48,
+        "span_gold_chars": 30,
+        "span_overlap_chars": 30,
+        # What the viewer's sample list shows (scorers/review.py).
+        "category": "price",
+        "gold": "ungrounded",
+        "verdict": "ungrounded (1 claim)",
+        "outcome": "agree",
+        "question": CASES["t-price"].question,
     }
     assert score.answer == "ungrounded (1 claim)"
     assert score.explanation is not None
     assert score.explanation.startswith("Agree: gold and judge both say ungrounded.")
+    assert (
+        "Span overlap: 30 of the judge's 48 quoted characters are in gold spans; "
+        "30 of 30 gold characters were quoted." in score.explanation
+    )
     assert score.metadata is not None and score.metadata["verdict"]["reasoning"] == "P1 says $30."
 
 
@@ -112,7 +128,76 @@ def test_unparseable_reply_is_a_judge_failure_not_agreement(reply: str) -> None:
     assert math.isnan(float(score.value["judge_ungrounded"] or 0))
     assert score.answer == "judge failure"
     assert score.reason == "grader_failed"
+    # Nothing quoted, nothing to miss: t-conv is grounded in gold.
+    spans = ("span_judge_chars", "span_gold_chars", "span_overlap_chars")
+    assert [score.value[k] for k in spans] == [0, 0, 0]
     assert score.metadata == {"verdict": None, "failure": score.metadata["failure"]}  # type: ignore[index]
+
+
+def test_a_judge_failure_misses_every_gold_character() -> None:
+    score = score_reply(CASES["t-price"], "I cannot decide.")
+    assert isinstance(score.value, dict)
+    assert (
+        score.value["span_judge_chars"],
+        score.value["span_gold_chars"],
+        score.value["span_overlap_chars"],
+    ) == (0, len("A youth monthly pass costs $25"), 0)
+    assert score.explanation is not None and "Span overlap" not in score.explanation
+
+
+def test_a_grounded_verdict_on_a_grounded_answer_has_no_span_line() -> None:
+    score = score_reply(CASES["t-conv"], '{"grounded": true, "unsupported_claims": []}')
+    assert score.explanation is not None and "Span overlap" not in score.explanation
+
+
+def _quoting(claims: list[str]) -> str:
+    return json.dumps({"grounded": False, "unsupported_claims": claims})
+
+
+def test_quoting_the_whole_answer_keeps_claim_precision_but_not_span_precision() -> None:
+    answer = CASES["t-price"].answer
+    scores = [run_scorer(state_for("t-price", _quoting([answer])))]
+    assert apply(claim_precision(), scores) == 1.0
+    assert apply(claim_recall(), scores) == 1.0
+    assert apply(span_recall(), scores) == 1.0
+    gold = len("A youth monthly pass costs $25")
+    assert figure(span_precision(), scores) == pytest.approx(gold / len(answer))
+    assert figure(span_precision(), scores) < 0.5
+    assert apply(span_f1(), scores) == pytest.approx(2 * gold / (gold + len(answer)))
+    assert scores[0].score.explanation is not None
+    assert (
+        f"Span overlap: {gold} of the judge's {len(answer)} quoted characters are in gold spans"
+        in scores[0].score.explanation
+    )
+
+
+def test_quoting_exactly_the_gold_spans_scores_full_span_precision_and_recall() -> None:
+    scores = [
+        run_scorer(state_for("t-price", _quoting(["a youth monthly pass  costs $25."]))),
+        run_scorer(state_for("t-silence", '{"grounded": true, "unsupported_claims": []}')),
+    ]
+    assert apply(span_precision(), scores) == 1.0
+    assert apply(span_recall(), scores) == 1.0
+    assert apply(span_f1(), scores) == 1.0
+
+
+def test_span_figures_are_micro_averaged_and_count_invented_quotes() -> None:
+    scores = [
+        # 30 gold characters quoted in a 48-character quote.
+        run_scorer(
+            state_for("t-price", _quoting(["A youth monthly pass costs $25 and covers riders"]))
+        ),
+        # 15 characters the answer does not hold; gold has none.
+        run_scorer(state_for("t-silence", _quoting(["costs $5 online"]))),
+    ]
+    assert apply(span_precision(), scores) == pytest.approx(30 / (48 + 15))
+    assert apply(span_recall(), scores) == 1.0
+    assert apply(span_f1(), scores) == pytest.approx(2 * 30 / (48 + 15 + 30))
+
+
+def test_span_figures_are_undefined_without_characters() -> None:
+    scores = [run_scorer(state_for("t-conv", '{"grounded": true, "unsupported_claims": []}'))]
+    assert all(math.isnan(figure(m, scores)) for m in (span_precision(), span_recall(), span_f1()))
 
 
 def test_cut_off_reply_says_so() -> None:
@@ -153,9 +238,20 @@ def test_metrics_count_failures_against_accuracy_only_visibly() -> None:
     assert apply(cohen_kappa(), scores) == 1.0
     assert apply(claim_precision(), scores) == 1.0
     assert apply(claim_recall(), scores) == 1.0
+    # "costs $25" matches its gold claim, but is 9 of its 30 characters; t-conv failed on a
+    # grounded case, so it misses none.
+    assert apply(span_precision(), scores) == 1.0
+    assert apply(span_recall(), scores) == pytest.approx(9 / 30)
 
 
 def apply(m: Metric, scores: list[SampleScore]) -> Value:
     # Inspect's `Metric` also admits the pre-0.3.64 signature over bare scores; these take
     # sample scores.
     return cast(Callable[[list[SampleScore]], Value], m)(scores)
+
+
+def figure(m: Metric, scores: list[SampleScore]) -> float:
+    """A metric that gives one number, as that number."""
+    value = apply(m, scores)
+    assert isinstance(value, int | float)
+    return float(value)

@@ -32,6 +32,10 @@ def row(
         "claims_gold": float(gold),
         "claims_judge": float(judged if not failure else 0),
         "claims_matched": float(gold and judged and not failure),
+        # As if every claim were ten characters and the judge quoted gold's exactly.
+        "span_judge_chars": 10.0 * (judged and not failure),
+        "span_gold_chars": 10.0 * gold,
+        "span_overlap_chars": 10.0 * (gold and judged and not failure),
         "verdict": "judge failure" if failure else ("ungrounded" if judged else "grounded"),
     }
 

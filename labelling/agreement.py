@@ -1,0 +1,128 @@
+"""How far two sets of labels agree on the same cases: verdicts (Cohen's kappa) and spans.
+
+A set of labels is an annotator's labels file, or the gold set read as labels. Cases are
+paired by id; a label given to other content than the case now has (its content hash
+differs) is stale and compared with nothing. Spans are compared by character overlap
+(RAGTruth), B's spans against A's: precision is the share of B's characters inside A's
+spans, recall the share of A's inside B's.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from farejudge.core.case_schema import Case
+from farejudge.core.spans import Range, characters, locate, span_overlap
+from farejudge.labelling.records import Draft, Label, Span, content_hash
+from farejudge.scorers.confusion import Confusion
+
+Labelled = Draft | Case
+"""What a label is given to: a draft, or a case of the gold set."""
+
+GOLD = "gold"
+
+
+def gold_label(case: Case) -> Label:
+    """A gold case's verdict as a label, its claims located in the answer."""
+    spans = []
+    for claim in case.label.unsupported_claims:
+        start, end = locate(claim, case.answer) or (0, 0)  # verbatim: the schema checks it
+        spans.append(Span(start=start, end=end, text=case.answer[start:end]))
+    return Label(
+        case_id=case.id,
+        content_sha256=content_hash(case),
+        annotator=GOLD,
+        grounded=case.label.grounded,
+        spans=spans,
+        reason=case.rationale,
+        rules=list(case.rules),
+        labelled_at=None,
+    )
+
+
+def ranges(label: Label) -> list[Range]:
+    return [(s.start, s.end) for s in label.spans]
+
+
+@dataclass(frozen=True)
+class Pair:
+    case: Labelled
+    a: Label
+    b: Label
+
+    @property
+    def verdicts_agree(self) -> bool:
+        return self.a.grounded == self.b.grounded
+
+    @property
+    def spans_agree(self) -> bool:
+        return characters(ranges(self.a)) == characters(ranges(self.b))
+
+    @property
+    def agreed(self) -> bool:
+        """Same verdict and the same characters marked unsupported: ready to become gold."""
+        return self.verdicts_agree and self.spans_agree
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted(set(self.a.rules) | set(self.b.rules))
+
+
+@dataclass(frozen=True)
+class Agreement:
+    a: str
+    b: str
+    pairs: list[Pair]
+    only_a: list[str] = field(default_factory=list)
+    only_b: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    """Cases with a label whose content hash is not the case's: relabel them."""
+
+    @property
+    def verdicts(self) -> Confusion:
+        """A's verdicts as the rows, B's as the columns, "ungrounded" positive."""
+        cells = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
+        for p in self.pairs:
+            cells[(not p.a.grounded, not p.b.grounded)] += 1
+        return Confusion(
+            tp=cells[(True, True)],
+            fn=cells[(True, False)],
+            fp=cells[(False, True)],
+            tn=cells[(False, False)],
+        )
+
+    @property
+    def spans(self) -> Confusion:
+        """Characters: tp in both A's and B's spans, fn in A's only, fp in B's only."""
+        tp = fn = fp = 0
+        for p in self.pairs:
+            o = span_overlap(ranges(p.b), ranges(p.a))
+            tp, fn, fp = tp + o.overlap, fn + o.gold - o.overlap, fp + o.predicted - o.overlap
+        return Confusion(tp=tp, fn=fn, fp=fp)
+
+    @property
+    def disagreements(self) -> list[Pair]:
+        return [p for p in self.pairs if not p.agreed]
+
+
+def compare(
+    cases: Sequence[Labelled], a: list[Label], b: list[Label], a_name: str, b_name: str
+) -> Agreement:
+    """Pair the latest label of each side per case, in the cases' order."""
+    latest_a = {label.case_id: label for label in a}
+    latest_b = {label.case_id: label for label in b}
+    pairs: list[Pair] = []
+    only_a: list[str] = []
+    only_b: list[str] = []
+    stale: list[str] = []
+    for case in cases:
+        la, lb = latest_a.get(case.id), latest_b.get(case.id)
+        digest = content_hash(case)
+        if any(label is not None and label.content_sha256 != digest for label in (la, lb)):
+            stale.append(case.id)
+        elif la is not None and lb is not None:
+            pairs.append(Pair(case, la, lb))
+        elif la is not None:
+            only_a.append(case.id)
+        elif lb is not None:
+            only_b.append(case.id)
+    return Agreement(a_name, b_name, pairs, only_a, only_b, stale)

@@ -1,0 +1,341 @@
+"""judge-label: the blind labelling page, served on loopback to one annotator over one drafts file.
+
+    judge-label --drafts drafts/intake.jsonl --annotator ana
+    judge-label --drafts drafts/intake.jsonl --annotator ana --port 8800 --guide datasets/README.md
+
+The page shows each draft as the v3 judge sees it and never anything else: no gold, verdict,
+rationale or rules. Each submitted label is appended to the annotator's labels file (and on
+disk) before the page hears "saved", so stopping the server loses nothing submitted; started
+again on the same files, it resumes at the first draft without a label.
+
+Exit status: 0 stopped with Ctrl-C, 2 the input was unusable.
+"""
+
+import argparse
+import datetime
+import json
+import re
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ValidationError
+
+from farejudge.core.case_schema import STRICT, NonEmpty
+from farejudge.core.errors import InputError
+from farejudge.labelling.draft_file import read_drafts
+from farejudge.labelling.label_file import append_label, latest_labels, read_labels
+from farejudge.labelling.records import Draft, Label, Span, span_problems
+
+EXIT_OK, EXIT_INPUT = 0, 2
+HOST = "127.0.0.1"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_GUIDE = REPO_ROOT / "datasets" / "README.md"
+STATIC = Path(__file__).parent / "static"
+GUIDE_SECTIONS = ("Labeling guide", "Rule vocabulary")
+# What the page may see of a draft: what the judge sees, and the id to label it by. The
+# category is left out because it hints at the verdict (every `partial` case is ungrounded).
+SHOWN_FIELDS = {"id", "question", "prior_turns", "passages", "answer"}
+# A label is a few hundred bytes; anything far larger is not one.
+MAX_BODY = 64 * 1024
+ROUTES = {
+    "/": ("label.html", "text/html; charset=utf-8"),
+    "/label.js": ("label.js", "text/javascript; charset=utf-8"),
+    "/label.css": ("label.css", "text/css; charset=utf-8"),
+}
+DRAFT_ROUTE = re.compile(r"/api/drafts/(\d{1,9})")
+# Only this server's own files: the page works offline, and nothing it shows can load more.
+# The one data: image is the page's empty icon, so the browser asks for no /favicon.ico.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "frame-ancestors 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+@dataclass(frozen=True)
+class Guide:
+    text: str
+    rules: list[str]
+
+
+class Submission(BaseModel):
+    """What the page posts: a label less what the server knows (hash, annotator, time)."""
+
+    model_config = STRICT
+
+    case_id: NonEmpty
+    grounded: bool
+    spans: list[Span]
+    reason: NonEmpty
+    rules: list[str]
+
+
+class Rejected(Exception):
+    """A request the server refuses, with the HTTP status and the one line the page shows."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _section(text: str, heading: str, path: Path) -> str:
+    found = re.search(rf"^## {re.escape(heading)}\n.*?(?=^## |\Z)", text, re.S | re.M)
+    if not found:
+        raise InputError([f"{path}: no '## {heading}' section"])
+    return found.group(0).strip()
+
+
+def read_guide(path: Path) -> Guide:
+    """The labelling guide and rule vocabulary sections, and the rule ids the vocabulary defines."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError([f"{path}: {err.strerror}"]) from err
+    guide, vocabulary = (_section(text, heading, path) for heading in GUIDE_SECTIONS)
+    rules = re.findall(r"^\| `([^`]+)` \|", vocabulary, re.M)
+    if not rules:
+        raise InputError([f"{path}: the '## Rule vocabulary' table defines no rule ids"])
+    return Guide(text=f"{guide}\n\n{vocabulary}", rules=rules)
+
+
+def counted_labels(drafts: list[Draft], labels: list[Label]) -> dict[str, Label]:
+    """Each draft's current label; one given to other content than the draft's does not count."""
+    hashes = {draft.id: draft.content_sha256 for draft in drafts}
+    return latest_labels([lab for lab in labels if hashes.get(lab.case_id) == lab.content_sha256])
+
+
+def _one_line(err: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'label'}: {e['msg']}" for e in err.errors()
+    )
+
+
+@dataclass
+class Session:
+    """One annotator over one drafts file: the drafts, and the labels given so far."""
+
+    drafts: list[Draft]
+    labels_path: Path
+    annotator: str
+    guide: Guide
+    current: dict[str, Label]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def state(self) -> dict[str, Any]:
+        with self.lock:
+            done = [draft.id in self.current for draft in self.drafts]
+        return {
+            "annotator": self.annotator,
+            "labels_file": str(self.labels_path),
+            "total": len(done),
+            "labelled": sum(done),
+            "next": done.index(False) if not all(done) else None,
+        }
+
+    def draft_view(self, index: int) -> dict[str, Any]:
+        if index >= len(self.drafts):
+            raise Rejected(404, f"no draft {index}: there are {len(self.drafts)}")
+        draft = self.drafts[index]
+        with self.lock:
+            labelled = draft.id in self.current
+        shown = draft.model_dump(include=SHOWN_FIELDS, mode="json")
+        return {"index": index, "labelled": labelled, "draft": shown}
+
+    def _label(self, body: bytes) -> Label:
+        try:
+            sent = Submission.model_validate_json(body)
+        except ValidationError as err:
+            raise Rejected(400, _one_line(err)) from err
+        draft = next((d for d in self.drafts if d.id == sent.case_id), None)
+        if draft is None:
+            raise Rejected(404, f"no draft {sent.case_id!r} in this drafts file")
+        if not sent.reason.strip() or "\n" in sent.reason or "\r" in sent.reason:
+            raise Rejected(400, "the reason must be one non-blank line")
+        unknown = [rule for rule in sent.rules if rule not in self.guide.rules]
+        if unknown:
+            raise Rejected(400, f"not in the rule vocabulary: {', '.join(unknown)}")
+        try:
+            label = Label(
+                case_id=draft.id,
+                content_sha256=draft.content_sha256,
+                annotator=self.annotator,
+                grounded=sent.grounded,
+                spans=sent.spans,
+                reason=sent.reason,
+                rules=sent.rules,
+                labelled_at=datetime.datetime.now(datetime.UTC),
+            )
+        except ValidationError as err:
+            raise Rejected(400, _one_line(err)) from err
+        problems = span_problems(label, draft.answer)
+        if problems:
+            raise Rejected(400, "; ".join(problems))
+        return label
+
+    def submit(self, body: bytes) -> Label:
+        """The label checked, then on disk, and only then counted."""
+        label = self._label(body)
+        with self.lock:
+            append_label(self.labels_path, label)
+            self.current[label.case_id] = label
+        return label
+
+
+def open_session(drafts: Path, labels: Path, annotator: str, guide: Path) -> Session:
+    """The session as the files leave it; an InputError names every problem with them."""
+    if not drafts.is_file():
+        raise InputError([f"{drafts}: no such drafts file"])
+    read = read_drafts(drafts)
+    given = read_labels(labels)
+    others = sorted({lab.annotator for lab in given} - {annotator})
+    if others:
+        # One file per annotator: counting someone else's labels would skip drafts.
+        raise InputError([f"{labels}: holds labels by {', '.join(others)}, not {annotator}"])
+    return Session(read, labels, annotator, read_guide(guide), counted_labels(read, given))
+
+
+class LabelServer(ThreadingHTTPServer):
+    def __init__(self, port: int, session: Session) -> None:
+        self.session = session
+        self.static = {route: (STATIC / name).read_bytes() for route, (name, _) in ROUTES.items()}
+        super().__init__((HOST, port), LabelHandler)
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.server_address[1]}/"
+
+
+class LabelHandler(BaseHTTPRequestHandler):
+    server: LabelServer
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        """Quiet: the annotator's terminal shows the URL and errors, not every request."""
+
+    def _send(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, body: object) -> None:
+        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        self._send(status, "application/json; charset=utf-8", data)
+
+    def _trusted_host(self) -> bool:
+        # A page on another site that rebinds its DNS name to 127.0.0.1 sends its own Host.
+        port = self.server.server_address[1]
+        if self.headers.get("Host") in {f"{HOST}:{port}", f"localhost:{port}"}:
+            return True
+        self._send_json(403, {"error": "this server answers only to its loopback address"})
+        return False
+
+    def do_GET(self) -> None:
+        if not self._trusted_host():
+            return
+        path = urlsplit(self.path).path
+        session = self.server.session
+        try:
+            if path in ROUTES:
+                self._send(200, ROUTES[path][1], self.server.static[path])
+            elif path == "/api/state":
+                self._send_json(200, session.state())
+            elif path == "/api/guide":
+                guide = session.guide
+                self._send_json(200, {"text": guide.text, "rules": guide.rules})
+            elif found := DRAFT_ROUTE.fullmatch(path):
+                self._send_json(200, session.draft_view(int(found.group(1))))
+            else:
+                raise Rejected(404, f"no such page: {path}")
+        except Rejected as err:
+            self._send_json(err.status, {"error": err.message})
+
+    def _body(self) -> bytes:
+        if urlsplit(self.path).path != "/api/labels":
+            raise Rejected(404, "labels are posted to /api/labels")
+        if self.headers.get_content_type() != "application/json":
+            raise Rejected(415, "send the label as application/json")
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit():
+            raise Rejected(411, "a Content-Length is required")
+        if int(length) > MAX_BODY:
+            raise Rejected(413, f"a label is at most {MAX_BODY} bytes")
+        return self.rfile.read(int(length))
+
+    def do_POST(self) -> None:
+        if not self._trusted_host():
+            return
+        session = self.server.session
+        try:
+            label = session.submit(self._body())
+        except Rejected as err:
+            self._send_json(err.status, {"error": err.message})
+            return
+        self._send_json(200, {"saved": label.case_id, "state": session.state()})
+
+
+def serve(
+    drafts: Path, labels: Path, annotator: str, port: int, guide: Path = DEFAULT_GUIDE
+) -> LabelServer:
+    """The server bound to 127.0.0.1:`port` (0: a free port), not yet serving: the caller runs
+    `serve_forever`, in a thread or not, and `shutdown` and `server_close` stop it."""
+    return LabelServer(port, open_session(drafts, labels, annotator, guide))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judge-label",
+        description="Serve the blind labelling page for one annotator over one drafts file, "
+        "on 127.0.0.1 only.",
+    )
+    parser.add_argument("--drafts", type=Path, required=True, help="the drafts file (JSON Lines)")
+    parser.add_argument("--annotator", required=True, help="who labels: goes into every label")
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        help="the labels file to append to (default: labels/ANNOTATOR.jsonl beside the drafts)",
+    )
+    parser.add_argument("--port", type=int, default=8765, help="the port (0: any free one)")
+    parser.add_argument(
+        "--guide", type=Path, default=DEFAULT_GUIDE, help="the dataset card with the guide"
+    )
+    return parser
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    labels = args.labels or args.drafts.parent / "labels" / f"{args.annotator}.jsonl"
+    try:
+        session = open_session(args.drafts, labels, args.annotator, args.guide)
+    except InputError as err:
+        print(f"judge-label: error: {err}", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        server = LabelServer(args.port, session)
+    except OSError as err:
+        print(f"judge-label: error: port {args.port}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_INPUT
+    print(f"Labelling {args.drafts} as {args.annotator}, saving to {labels}")
+    print(f"Open {server.url}  (Ctrl-C stops; every saved label is already on disk)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped")
+    finally:
+        server.server_close()
+    return EXIT_OK
+
+
+def main() -> None:
+    sys.exit(run())

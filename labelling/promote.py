@@ -1,0 +1,185 @@
+"""Promotion: labelled drafts become gold cases, once two annotators agreed or a third settled it.
+
+    judge-promote --drafts drafts.jsonl --agreement agreement/agreement.json \
+        --adjudication labels/carol.jsonl --into datasets/cases --release 2026-12
+
+A draft is promoted when the agreement record says its two labels agreed (same verdict, same
+characters marked), or when the adjudicator's labels file holds a label for it, which then
+is the gold. Its unsupported claims are the annotators' spans, its rationale their reasons,
+its rules theirs. A draft with no agreement record, or a disagreement nobody settled, is not
+promoted and is listed. Any promoted case that fails validation stops the whole promotion;
+otherwise the cases are added to `<into>/<category>.jsonl` and the agreement record is kept
+as `<into>/../agreement/<release>.json` for the dataset card's agreement table.
+"""
+
+import argparse
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from farejudge.core.case_schema import Case, Verdict, case_problems
+from farejudge.core.errors import InputError
+from farejudge.core.jsonl_records import shown
+from farejudge.evals.dataset import case_files, load_cases
+from farejudge.labelling.draft_file import read_drafts, write_atomic
+from farejudge.labelling.label_file import latest_labels, read_labels
+from farejudge.labelling.records import Draft, Label, content_hash
+
+
+class AgreedCase(BaseModel):
+    """One case of an agreement record (agreement.json's `cases`), as promotion reads it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    status: str
+    a: Label
+    b: Label
+
+
+class AgreementRecord(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    a: str
+    b: str
+    cases: list[AgreedCase]
+
+
+def _verdict(label: Label) -> Verdict:
+    return Verdict(grounded=label.grounded, unsupported_claims=[s.text for s in label.spans])
+
+
+def _rationale(decided: Label, record: AgreedCase) -> str:
+    a, b = record.a, record.b
+    if record.status == "agreed":
+        who = f"{a.annotator} and {b.annotator} agreed"
+        extra = "" if b.reason == a.reason else f" {b.annotator}: {b.reason}"
+        return f"{a.reason}{extra} ({who})"
+    return (
+        f"{decided.reason} (adjudicated by {decided.annotator}; {a.annotator}: {a.reason}"
+        f" {b.annotator}: {b.reason})"
+    )
+
+
+def case_of(draft: Draft, decided: Label, record: AgreedCase) -> Case:
+    agreed = record.status == "agreed"
+    rules = sorted(set(record.a.rules) | set(record.b.rules)) if agreed else decided.rules
+    return Case(
+        id=draft.id,
+        category=draft.category,
+        question=draft.question,
+        prior_turns=draft.prior_turns,
+        passages=draft.passages,
+        answer=draft.answer,
+        label=_verdict(decided),
+        rationale=_rationale(decided, record),
+        rules=rules,
+    )
+
+
+@dataclass
+class Promotion:
+    cases: list[Case] = field(default_factory=list)
+    unsettled: list[str] = field(default_factory=list)
+    """Disagreements with no adjudication label."""
+    no_record: list[str] = field(default_factory=list)
+    """Drafts the agreement record does not mention."""
+
+
+def decide(
+    drafts: list[Draft], record: AgreementRecord, adjudication: dict[str, Label]
+) -> Promotion:
+    """Which drafts become cases, with which label; problems as an InputError."""
+    by_id = {c.id: c for c in record.cases}
+    result = Promotion()
+    problems: list[str] = []
+    for draft in drafts:
+        entry = by_id.get(draft.id)
+        if entry is None:
+            result.no_record.append(draft.id)
+            continue
+        digest = content_hash(draft)
+        if entry.a.content_sha256 != digest:
+            problems.append(f"case {draft.id!r}: the draft changed since it was labelled")
+            continue
+        decided = entry.a if entry.status == "agreed" else adjudication.get(draft.id)
+        if decided is None:
+            result.unsettled.append(draft.id)
+            continue
+        if decided.content_sha256 != digest:
+            problems.append(f"case {draft.id!r}: the adjudication label is of other content")
+            continue
+        try:
+            case = case_of(draft, decided, entry)
+        except ValidationError as err:
+            problems += [f"case {draft.id!r}: field {e['loc']}: {e['msg']}" for e in err.errors()]
+            continue
+        problems += [f"case {case.id!r}: field {f!r}: {msg}" for f, msg in case_problems(case)]
+        result.cases.append(case)
+    if problems:
+        raise InputError(problems)
+    return result
+
+
+def promote(result: Promotion, into: Path) -> list[Path]:
+    """Add the cases to their category files, each rewritten whole (never half-written)."""
+    existing = load_cases(into) if into.is_dir() and any(into.glob("*.jsonl")) else []
+    taken = {case.id for case in existing}
+    clashes = [
+        f"case {c.id!r}: field 'id': already in {shown(into)}"
+        for c in result.cases
+        if c.id in taken
+    ]
+    if clashes:
+        raise InputError(clashes)
+    files = {path.stem: path for path in (case_files(into) if existing else [])}
+    written: list[Path] = []
+    for category in sorted({c.category for c in result.cases}):
+        path = files.get(category, into / f"{category}.jsonl")
+        old = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        new = [c.model_dump_json() for c in result.cases if c.category == category]
+        write_atomic(path, [line for line in old if line.strip()] + new)
+        written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="judge-promote", description=__doc__.splitlines()[0])
+    parser.add_argument("--drafts", type=Path, required=True)
+    parser.add_argument("--agreement", type=Path, required=True, help="agreement.json")
+    parser.add_argument("--adjudication", type=Path, help="the third annotator's labels file")
+    parser.add_argument("--into", type=Path, required=True, help="the gold set's cases folder")
+    parser.add_argument("--release", required=True, help="name of this release, e.g. 2026-12")
+    args = parser.parse_args(argv)
+    try:
+        try:
+            record = AgreementRecord.model_validate_json(args.agreement.read_text("utf-8"))
+        except (OSError, ValidationError) as err:
+            raise InputError([f"{args.agreement}: not an agreement record ({err})"]) from err
+        adjudication = latest_labels(read_labels(args.adjudication)) if args.adjudication else {}
+        result = decide(read_drafts(args.drafts), record, adjudication)
+        kept = args.into.parent / "agreement" / f"{args.release}.json"
+        if kept.exists():
+            raise InputError([f"{shown(kept)}: release {args.release!r} was promoted already"])
+        written = promote(result, args.into)
+    except InputError as err:
+        print(err, file=sys.stderr)
+        return 2
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(args.agreement, kept)
+    print(f"promoted {len(result.cases)} cases into {', '.join(shown(p) for p in written)}")
+    print(f"agreement record kept as {shown(kept)}")
+    for what, ids in (
+        ("unsettled disagreements", result.unsettled),
+        ("no agreement record", result.no_record),
+    ):
+        if ids:
+            print(f"not promoted, {what}: {', '.join(ids)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
