@@ -26,7 +26,7 @@ from farejudge.core.jsonl_records import shown
 from farejudge.evals.dataset import case_files, load_cases
 from farejudge.labelling.draft_file import read_drafts, write_atomic
 from farejudge.labelling.label_file import latest_labels, read_labels
-from farejudge.labelling.records import Draft, Label, content_hash
+from farejudge.labelling.records import DRAFT_FIELDS, Draft, Label, content_hash
 
 
 class AgreedCase(BaseModel):
@@ -68,12 +68,7 @@ def case_of(draft: Draft, decided: Label, record: AgreedCase) -> Case:
     agreed = record.status == "agreed"
     rules = sorted(set(record.a.rules) | set(record.b.rules)) if agreed else decided.rules
     return Case(
-        id=draft.id,
-        category=draft.category,
-        question=draft.question,
-        prior_turns=draft.prior_turns,
-        passages=draft.passages,
-        answer=draft.answer,
+        **draft.model_dump(include={"id", "category", *DRAFT_FIELDS}),
         label=_verdict(decided),
         rationale=_rationale(decided, record),
         rules=rules,
