@@ -65,17 +65,43 @@ def _field(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(record)"
 
 
+def json_values(
+    path: Path, lines: list[str], noun: str, problems: list[str]
+) -> Iterator[tuple[str, str, Any]]:
+    """Each non-blank line of one file as (where it is, "file:line"; its text; its JSON value).
+
+    A line that is not JSON is added to `problems` as one line naming the `noun` ("case",
+    "record") and skipped.
+    """
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{shown(path)}:{lineno}"
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            problems.append(f"{where}: {noun} ?: not valid JSON ({err.msg}, column {err.colno})")
+            continue
+        yield where, line, value
+
+
 def record_problems(
-    record: Any, where: str, model: type[M], id_field: str, check: Problems[M] | None = None
+    record: Any,
+    text: str,
+    where: str,
+    model: type[M],
+    id_field: str,
+    check: Problems[M] | None = None,
 ) -> tuple[M | None, list[str]]:
-    """One parsed JSON value as a `model`, or every problem with it, one line each."""
+    """One line as a `model`, or every problem with it, one line each: `record` is the line's
+    parsed JSON value, `text` the line itself."""
     if not isinstance(record, dict):
         return None, [f"{where}: case ?: record is a JSON {type(record).__name__}, not an object"]
     raw_id = record.get(id_field)
     who = f"case {raw_id!r}" if isinstance(raw_id, str) and raw_id else "case ?"
     try:
         # JSON mode: strict models still take dates and times as ISO strings.
-        parsed = model.model_validate_json(json.dumps(record))
+        parsed = model.model_validate_json(text)
     except ValidationError as err:
         return None, [
             f"{where}: {who}: field {_field(e['loc'])!r}: {e['msg']}" for e in err.errors()
@@ -100,18 +126,11 @@ def read_records(
     good: list[tuple[str, M]] = []
     first: dict[str, str] = {}
     for path, file_lines in zip(files, read_lines(files), strict=True):
-        records = 0
-        for lineno, line in enumerate(file_lines, start=1):
-            if not line.strip():
-                continue
-            records += 1
-            where = f"{shown(path)}:{lineno}"
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as err:
-                problems.append(f"{where}: case ?: not valid JSON ({err.msg}, column {err.colno})")
-                continue
-            parsed, found = record_problems(value, where, model, id_field, check)
+        if not any(line.strip() for line in file_lines):
+            problems.append(f"{shown(path)}: no {kind} in this file")
+            continue
+        for where, line, value in json_values(path, file_lines, "case", problems):
+            parsed, found = record_problems(value, line, where, model, id_field, check)
             problems.extend(found)
             if parsed is None:
                 continue
@@ -124,6 +143,4 @@ def read_records(
                 continue
             first.setdefault(key, where)
             good.append((where, parsed))
-        if records == 0:
-            problems.append(f"{shown(path)}: no {kind} in this file")
     return good, problems

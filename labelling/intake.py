@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import read_lines, shown
+from farejudge.core.jsonl_records import json_values, read_lines, shown
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.labelling.draft_file import read_drafts, write_drafts
 from farejudge.labelling.intake_mapping import IntakeMapping, Missing, load_mapping, pick
@@ -136,18 +136,8 @@ def intake(
     result = IntakeResult()
     problems: list[str] = []
     for path, lines in zip(logs, read_lines(logs), strict=True):
-        for lineno, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
+        for where, _, record in json_values(path, lines, "record", problems):
             result.records += 1
-            where = f"{shown(path)}:{lineno}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                problems.append(
-                    f"{where}: record ?: not valid JSON ({err.msg}, column {err.colno})"
-                )
-                continue
             draft, found = draft_of(record, mapping, where, category, prefix)
             problems.extend(found)
             if draft is None:
