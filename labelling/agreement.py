@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from farejudge.core.case_schema import Case
 from farejudge.core.spans import Range, characters, locate, span_overlap
 from farejudge.labelling.records import Draft, Label, Span, content_hash
-from farejudge.scorers.confusion import Confusion
+from farejudge.scorers.confusion import Confusion, cells
 
 Labelled = Draft | Case
 """What a label is given to: a draft, or a case of the gold set."""
@@ -80,15 +80,12 @@ class Agreement:
     @property
     def verdicts(self) -> Confusion:
         """A's verdicts as the rows, B's as the columns, "ungrounded" positive."""
-        cells = {(True, True): 0, (True, False): 0, (False, True): 0, (False, False): 0}
+        totals = [0.0, 0.0, 0.0, 0.0]
         for p in self.pairs:
-            cells[(not p.a.grounded, not p.b.grounded)] += 1
-        return Confusion(
-            tp=cells[(True, True)],
-            fn=cells[(True, False)],
-            fp=cells[(False, True)],
-            tn=cells[(False, False)],
-        )
+            added = cells(1.0, float(not p.a.grounded), float(not p.b.grounded))
+            totals = [total + part for total, part in zip(totals, added, strict=True)]
+        tp, fn, fp, tn = totals
+        return Confusion(tp=tp, fn=fn, fp=fp, tn=tn)
 
     @property
     def spans(self) -> Confusion:

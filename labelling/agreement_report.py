@@ -116,7 +116,13 @@ def render_json(agreement: Agreement, min_kappa: float) -> dict[str, Any]:
             "compared": int(v.n),
             "agreement": _number(v.accuracy),
             "kappa": _number(v.kappa),
-            "table": {"both_ungrounded": v.tp, "a_only": v.fn, "b_only": v.fp, "neither": v.tn},
+            # Whole labels: each cell counts cases.
+            "table": {
+                "both_ungrounded": int(v.tp),
+                "a_only": int(v.fn),
+                "b_only": int(v.fp),
+                "neither": int(v.tn),
+            },
         },
         "spans": {
             "precision": _number(s.precision),

@@ -28,13 +28,13 @@ from pydantic import BaseModel, ValidationError
 
 from farejudge.core.case_schema import STRICT, NonEmpty
 from farejudge.core.errors import InputError
+from farejudge.evals.dataset import REPO_ROOT
 from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_file import append_label, latest_labels, read_labels
 from farejudge.labelling.records import Draft, Label, Span, span_problems
 
 EXIT_OK, EXIT_INPUT = 0, 2
 HOST = "127.0.0.1"
-REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_GUIDE = REPO_ROOT / "datasets" / "README.md"
 STATIC = Path(__file__).parent / "static"
 GUIDE_SECTIONS = ("Labeling guide", "Rule vocabulary")
