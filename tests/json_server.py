@@ -5,9 +5,36 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def chat_completion(model: str, content: str, completion_tokens: int) -> dict[str, Any]:
+    """An OpenAI chat completion answering `content`, on a 700-token prompt."""
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": 700,
+            "completion_tokens": completion_tokens,
+            "total_tokens": 700 + completion_tokens,
+        },
+    }
 
 
 class JsonHandler(BaseHTTPRequestHandler):
+    def read_json(self) -> Any:
+        """The request's JSON body."""
+        return json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+
     def send_json(self, status: int, body: object) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)

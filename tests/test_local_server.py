@@ -26,7 +26,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from farejudge.core.errors import InputError
 from farejudge.evals.schema_check import FIRST_SCHEMA_ATTEMPTS
 from farejudge.evals.verdict_schema import VERDICT_SCHEMA, json_object_schema
-from tests.json_server import JsonHandler, serving
+from tests.json_server import JsonHandler, chat_completion, serving
 from tests.local_server import (
     README_PORT,
     Server,
@@ -203,24 +203,8 @@ class RefusesJsonSchema(JsonHandler):
     refused: ClassVar[int] = 0
 
     def do_POST(self) -> None:
-        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        status, body = (
-            200,
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 0,
-                "model": request["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": VERDICT_REPLY},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 700, "completion_tokens": 20, "total_tokens": 720},
-            },
-        )
+        request = self.read_json()
+        status, body = 200, chat_completion(request["model"], VERDICT_REPLY, completion_tokens=20)
         if (request.get("response_format") or {}).get("type") == "json_schema":
             RefusesJsonSchema.refused += 1
             status, body = 500, {"error": {"message": REFUSAL, "type": "internal_server_error"}}

@@ -8,7 +8,6 @@ is searched for the keys: zip members (.eval logs) and gzip files decompressed.
 """
 
 import gzip
-import json
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from inspect_ai.log import read_eval_log
 
 from farejudge.simulate.synthetic_cases import CASE_ID, gold_reply, write_cases
 from tests.cli import inspect_eval
-from tests.json_server import JsonHandler, serving
+from tests.json_server import JsonHandler, chat_completion, serving
 
 SENTINELS = {
     "OPENAI_API_KEY": "sk-sentinel-openai-5f0d1c9e7a",
@@ -37,7 +36,7 @@ class FakeOpenAI(JsonHandler):
     authorizations: ClassVar[list[str]] = []
 
     def do_POST(self) -> None:
-        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        request = self.read_json()
         FakeOpenAI.authorizations.append(self.headers.get("Authorization", ""))
         found = CASE_ID.search(request["messages"][-1]["content"])
         case_id = found.group(1) if found else ""
@@ -47,20 +46,7 @@ class FakeOpenAI(JsonHandler):
             body = {"error": {"message": "Invalid 'messages': too long", "type": "invalid"}}
         else:
             status = 200
-            body = {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "created": 0,
-                "model": request["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": gold_reply(case_id)},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 700, "completion_tokens": 60, "total_tokens": 760},
-            }
+            body = chat_completion(request["model"], gold_reply(case_id), completion_tokens=60)
         self.send_json(status, body)
 
 
