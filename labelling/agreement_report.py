@@ -150,9 +150,10 @@ def render_json(agreement: Agreement, min_kappa: float) -> dict[str, Any]:
 
 def annotator_of(path: Path, labels: list[Label]) -> str:
     names = sorted({label.annotator for label in labels})
+    if not names:
+        raise InputError([f"{path}: no labels (the file is missing or empty)"])
     if len(names) != 1:
-        found = ", ".join(names) or "no labels"
-        raise InputError([f"{path}: one annotator per labels file, found {found}"])
+        raise InputError([f"{path}: one annotator per labels file, found {', '.join(names)}"])
     return names[0]
 
 

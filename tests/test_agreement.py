@@ -110,3 +110,9 @@ def test_gold_label_spans_select_the_claims() -> None:
         got = gold_label(case)
         assert [s.text for s in got.spans] == case.label.unsupported_claims
         assert all(case.answer[s.start : s.end] == s.text for s in got.spans)
+
+
+def test_a_missing_labels_file_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = tmp_path / "nobody.jsonl"
+    assert main([str(missing), "--gold", "datasets/cases"]) == 2
+    assert capsys.readouterr().err.strip() == f"{missing}: no labels (the file is missing or empty)"
