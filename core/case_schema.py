@@ -8,9 +8,8 @@ derived from the model: `FEATURES` here, for the `datasets` library, and the dat
 import datetime
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-
 from datasets import Features, List, Value
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 def _iso_date(text: str) -> str:

@@ -12,14 +12,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from datasets import (
     are_progress_bars_disabled,
     disable_progress_bars,
     enable_progress_bars,
     load_dataset,
 )
+from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 Problems = Callable[[M], list[tuple[str, str]]]

@@ -12,11 +12,11 @@ from inspect_ai.dataset import Sample
 from farejudge.core.case_schema import Case, case_problems
 from farejudge.core.errors import InputError
 from farejudge.core.jsonl_records import read_records, shown
+from farejudge.core.package_data import DATASETS
 from farejudge.evals.prompt_versions import PromptVersion
 from farejudge.evals.render import judge_messages
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CASES = REPO_ROOT / "datasets" / "cases"
+DEFAULT_CASES = DATASETS / "cases"
 
 
 def _locate(path: str | Path) -> Path:
@@ -24,12 +24,12 @@ def _locate(path: str | Path) -> Path:
 
     `inspect eval evals/judge_groundedness.py` imports the task with the working directory set
     to `evals/`, so a relative `-T dataset=...` is also tried against the directory the
-    command was typed in (the shell's PWD) and the repository root.
+    command was typed in (the shell's PWD).
     """
     given = Path(path)
     if given.is_absolute():
         return given
-    bases = [Path.cwd(), Path(os.environ.get("PWD", Path.cwd())), REPO_ROOT]
+    bases = [Path.cwd(), Path(os.environ.get("PWD", Path.cwd()))]
     return next((base / given for base in bases if (base / given).exists()), given)
 
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import yaml
 
 from farejudge.core.case_schema import Passage
+from farejudge.core.package_data import DATASETS
 from farejudge.evals.metamorphic_text import addressed_to_judge
 
-DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "datasets" / "corpus"
+DEFAULT_CORPUS = DATASETS / "corpus"
 
 
 @dataclass(frozen=True)

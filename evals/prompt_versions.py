@@ -8,8 +8,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from farejudge.core.errors import InputError
+from farejudge.core.package_data import PROMPTS
 
-PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts" / "judge_groundedness"
+PROMPT_DIR = PROMPTS / "judge_groundedness"
 MANIFEST = PROMPT_DIR / "manifest.toml"
 
 

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,15 +29,15 @@ from pydantic import BaseModel, ValidationError
 
 from farejudge.core.case_schema import STRICT, NonEmpty
 from farejudge.core.errors import InputError
-from farejudge.evals.dataset import REPO_ROOT
+from farejudge.core.package_data import DATASETS
 from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_file import append_label, latest_labels, read_labels
 from farejudge.labelling.records import Draft, Label, Span, span_problems
 
 EXIT_OK, EXIT_INPUT = 0, 2
 HOST = "127.0.0.1"
-DEFAULT_GUIDE = REPO_ROOT / "datasets" / "README.md"
-STATIC = Path(__file__).parent / "static"
+DEFAULT_GUIDE = DATASETS / "README.md"
+STATIC = files("farejudge.labelling") / "static"
 GUIDE_SECTIONS = ("Labeling guide", "Rule vocabulary")
 # What the page may see of a draft: what the judge sees, and the id to label it by. The
 # category is left out because it hints at the verdict (every `partial` case is ungrounded).

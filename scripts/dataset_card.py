@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from datasets import DatasetInfo
 from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCardData
 
-from datasets import DatasetInfo
 from farejudge.core.case_schema import FEATURES, Case
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases

@@ -9,9 +9,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from datasets import Features, List, Value
 from pydantic import Field
 
-from datasets import Features, List, Value
 from farejudge.core.case_schema import FEATURES, Case
 from farejudge.evals.dataset import load_cases
 
