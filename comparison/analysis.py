@@ -151,6 +151,9 @@ class PinnedCheck:
     verdict: str | None
     gating: bool
     """Whether the gate requires it: on the version that fixed it, and on the newest."""
+    left_out: bool
+    """In the run's case set, but not among the cases it was given (a `--limit`), and the
+    comparison is partial: it holds the run to those cases only."""
 
     @property
     def holds(self) -> bool:
@@ -158,8 +161,8 @@ class PinnedCheck:
 
     @property
     def missing(self) -> bool:
-        """In the case set but not scored in this run: the comparison is incomplete."""
-        return self.right is None and self.in_case_sets
+        """In the case sets but not scored in this run: the comparison is incomplete."""
+        return self.right is None and self.in_case_sets and not self.left_out
 
 
 @dataclass(frozen=True)
@@ -242,6 +245,14 @@ class Report:
     max_epochs: int
     resamples: int
     seed: int
+    partial: bool
+    """Whether a run given only some of its cases is held to those alone (`--partial`)."""
+
+
+def held_cases(runs: Runs, key: tuple[str, str], partial: bool) -> set[str]:
+    """The cases a run must have judged: its case set; with `partial`, those it was given."""
+    case_set = set(runs.case_sets[key])
+    return case_set & runs.coverage[key].selected if partial else case_set
 
 
 def _verdict_kind(failure: float, judge_ungrounded: float) -> str:
@@ -384,9 +395,10 @@ def _transition(
     )
 
 
-def _pinned(runs: Runs, cases: pd.DataFrame) -> list[PinnedCheck]:
+def _pinned(runs: Runs, cases: pd.DataFrame, partial: bool) -> list[PinnedCheck]:
     indexed = cases.set_index(["version", "model", "case"])
     in_case_sets = {case for case_set in runs.case_sets.values() for case in case_set}
+    held = {key: held_cases(runs, key, partial) for key in runs.case_sets}
     newest = runs.current
     # Manifest order; a version the manifest does not know is taken to come after them all.
     rank = {v: i for i, v in enumerate(runs.pinned)}
@@ -408,6 +420,8 @@ def _pinned(runs: Runs, cases: pd.DataFrame) -> list[PinnedCheck]:
                             in_case_sets=case in in_case_sets,
                             verdict=str(indexed.at[key, "verdict"]) if found else None,
                             gating=version in (fixed_by, newest),
+                            left_out=case in runs.case_sets.get((version, model), {})
+                            and case not in held[(version, model)],
                         )
                     )
     return checks
@@ -483,7 +497,7 @@ def _accuracy_by(cases: pd.DataFrame, column: str) -> list[GroupAccuracy]:
     ]
 
 
-def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
+def build_report(runs: Runs, resamples: int = 2000, seed: int = 0, partial: bool = False) -> Report:
     cases = per_case(runs.samples)
     order = {v: i for i, v in enumerate(runs.versions)}
     cases = cases.sort_values(
@@ -521,10 +535,11 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0) -> Report:
         derived_failures=_derived_failures(cases, runs.current),
         confusions=confusions,
         transitions=transitions,
-        pinned=_pinned(runs, cases),
+        pinned=_pinned(runs, cases, partial),
         stability=stability,
         unstable_cases=unstable,
         max_epochs=int(cases["epochs"].max()),
         resamples=resamples,
         seed=seed,
+        partial=partial,
     )

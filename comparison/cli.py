@@ -2,6 +2,7 @@
 
     judge-compare logs/matrix                  # Markdown on stdout, files in reports/
     judge-compare logs/matrix --allow conv-004 --allow-file known-regressions.txt
+    judge-compare logs/matrix --partial        # a --limit run on the cases it holds
 
 Exit status: 0 the gate passed, 1 it failed, 2 the input was unusable.
 """
@@ -45,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="case ids the gate may let fail, one per line; '#' starts a comment",
     )
+    parser.add_argument(
+        "--partial",
+        action="store_true",
+        help="compare a run given fewer cases than its case set (--limit, --sample-id) on "
+        "the cases it holds, instead of calling the gate incomplete",
+    )
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     parser.add_argument("--quiet", action="store_true", help="do not print the Markdown")
@@ -63,9 +70,11 @@ def _allowed(cases: list[str], allow_file: Path | None) -> set[str]:
 
 
 def _gate_lines(gate: GateResult) -> list[str]:
+    partial = [f"  partial: {line}" for line in gate.partial]
     if gate.passed:
-        return [f"gate: passed ({len(gate.allowed)} allowed)" if gate.allowed else "gate: passed"]
-    return [f"gate: {gate.status} ({len(gate.violations)})"] + [
+        passed = f"gate: passed ({len(gate.allowed)} allowed)" if gate.allowed else "gate: passed"
+        return [passed, *partial]
+    return [f"gate: {gate.status} ({len(gate.violations)})", *partial] + [
         f"  {v.reason}" for v in gate.violations
     ]
 
@@ -76,7 +85,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.resamples < 1:
             raise UsageError("--resamples must be at least 1")
         allowed = _allowed(args.allow, args.allow_file)
-        report = build_report(load_runs(args.logs), resamples=args.resamples, seed=args.seed)
+        report = build_report(
+            load_runs(args.logs), resamples=args.resamples, seed=args.seed, partial=args.partial
+        )
         gate = evaluate(report, allowed)
         parts = sections(report, gate)
         text = markdown.render(parts)

@@ -5,16 +5,19 @@ with) is not right on the version that claims to fix it or on the newest version
 the newest version gets a case wrong that the version before it got right on the same
 model. A judge failure is a wrong case here like anywhere else.
 
-An outage is never blamed on a version: a run with errored samples, an unfinished run, a
-missing newest-version run, or a pinned case that a run's case set holds but the run did
-not score makes the comparison *incomplete*, a failure of its own that names the runs and
-the command that completes them. A pinned case that no compared run's case set holds is
-"not in this case set" and fails nothing. Listed cases may be allowed; incomplete runs may not.
+An outage is never blamed on a version, and a run that did not judge its whole case set
+never passes: errored samples, a run stopped or unfinished, a `--limit`, a missing
+newest-version run, or a pinned case that another compared run's case set holds make the
+comparison *incomplete*, a failure of its own that names the runs, what they did not judge
+and the command that completes them. Only when asked (`--partial`) is a run given fewer
+cases than its case set held to those alone. A pinned case that no compared run's case set
+holds is "not in this case set" and fails nothing. Listed cases may be allowed; incomplete
+runs may not.
 """
 
 from dataclasses import dataclass
 
-from farejudge.comparison.analysis import Report, RunSummary
+from farejudge.comparison.analysis import Report, RunSummary, held_cases
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ class GateResult:
     failures: list[str]
     """One line per run with judge failures: they already count as wrong cases."""
     unused_allows: list[str]
+    partial: list[str]
+    """With `--partial`: one line per run held to fewer cases than its case set."""
 
     @property
     def passed(self) -> bool:
@@ -72,29 +77,56 @@ def _retry_hint(log: str | None) -> str:
     return f"complete it with `inspect eval-retry {log}` or by running the same judge-matrix again"
 
 
+def _not_judged(report: Report, key: tuple[str, str], status: str, log: str) -> Violation | None:
+    """The run's line when it did not judge every case it must have, or did not finish."""
+    coverage = report.runs.coverage[key]
+    held = held_cases(report.runs, key, report.partial)
+    missing = held - coverage.judged
+    if not missing and status == "success":
+        return None
+    errored = missing & coverage.errored
+    cancelled = missing & coverage.cancelled
+    left_out = missing - coverage.selected
+    what = []
+    if missing:
+        counts = f"{len(errored)} errored, {len(missing) - len(errored)} never run"
+        if cancelled:
+            # Inspect logs these as cancelled, not as the outage that stopped the run.
+            counts += f", {len(cancelled)} of them cancelled in flight"
+        pinned = missing & {case for cases in report.runs.pinned.values() for case in cases}
+        among = f", pinned {', '.join(sorted(pinned))} among them" if pinned else ""
+        what.append(f"{len(missing)} of {len(held)} cases not judged ({counts}){among}")
+    if coverage.stopped_by:
+        what.append(f"the run stopped on: {coverage.stopped_by}")
+    elif status != "success":
+        what.append(f"the run did not finish (log status '{status}')")
+    # eval-retry judges what the run was given and did not judge, never what a --limit left out.
+    if missing - left_out or status != "success":
+        what.append(_retry_hint(log))
+    if left_out:
+        what.append(
+            f"it ran with {coverage.selection or 'a selection of its cases'}: run it again "
+            "without it, or compare the cases it holds with `judge-compare --partial`"
+        )
+    return Violation(
+        case="",
+        model=key[1],
+        version=key[0],
+        reason=f"incomplete: {key[0]} with {key[1]}: " + "; ".join(what),
+        incomplete=True,
+    )
+
+
 def _incomplete(report: Report) -> list[Violation]:
     """Runs that lack results for reasons that are not the judge's: nothing is known there."""
     logs = report.runs.logs
-    found = []
-    for row in logs.itertuples():
-        if row.errored:
-            what = f"{row.errored} errored sample(s), not scored (the provider failed)"
-        elif row.status != "success":
-            what = f"an unfinished run (log status '{row.status}')"
-        else:
-            continue
-        found.append(
-            Violation(
-                case="",
-                model=str(row.model),
-                version=str(row.version),
-                reason=(
-                    f"incomplete: {row.version} with {row.model} has {what}; "
-                    + _retry_hint(str(row.log))
-                ),
-                incomplete=True,
-            )
+    found = [
+        violation
+        for version, model, status, log in zip(
+            logs["version"], logs["model"], logs["status"], logs["log"], strict=True
         )
+        if (violation := _not_judged(report, (str(version), str(model)), str(status), str(log)))
+    ]
     newest = report.runs.current
     ran = set(zip(logs["version"], logs["model"], strict=True))
     found += [
@@ -108,7 +140,8 @@ def _incomplete(report: Report) -> list[Violation]:
         for model in report.runs.models
         if (newest, model) not in ran
     ]
-    runs = {(str(r.version), str(r.model)): str(r.log) for r in logs.itertuples()}
+    # A pinned case the run's own case set holds is named in the run's line above; these are
+    # the ones a run lacks, or a missing run would lack, while another compared run holds them.
     found += [
         Violation(
             case=check.case,
@@ -117,13 +150,32 @@ def _incomplete(report: Report) -> list[Violation]:
             reason=(
                 f"incomplete: pinned case {check.case} (fixed by {check.fixed_by}) has no "
                 f"result in the {check.version} run with {check.model}; "
-                + _retry_hint(runs.get((check.version, check.model)))
+                + (
+                    "its case set does not hold it: run it on one that does"
+                    if (check.version, check.model) in ran
+                    else _retry_hint(None)
+                )
             ),
             incomplete=True,
         )
         for check in report.pinned
-        if check.gating and check.missing
+        if check.gating
+        and check.missing
+        and check.case not in report.runs.case_sets.get((check.version, check.model), {})
     ]
+    return found
+
+
+def _partial_lines(report: Report) -> list[str]:
+    found = []
+    for key, case_set in report.runs.case_sets.items():
+        held = held_cases(report.runs, key, report.partial)
+        if len(held) < len(case_set):
+            selection = report.runs.coverage[key].selection or "a selection of its cases"
+            found.append(
+                f"{key[0]} with {key[1]} is compared on the {len(held)} of its "
+                f"{len(case_set)} cases it was given ({selection})"
+            )
     return found
 
 
@@ -159,4 +211,5 @@ def evaluate(report: Report, allow: set[str]) -> GateResult:
         allowed=[v for v in found if v.case in allow],
         failures=[_failure_line(s) for s in report.summaries if s.failures],
         unused_allows=sorted(allow - {v.case for v in found}),
+        partial=_partial_lines(report),
     )

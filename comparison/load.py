@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from inspect_ai.analysis import EvalColumn, SampleColumn, evals_df, samples_df
-from inspect_ai.log import read_eval_log
 from numpy.typing import NDArray
 
 TASK = "judge_groundedness"
@@ -28,6 +27,26 @@ class LogsError(Exception):
 
 
 @dataclass(frozen=True)
+class Coverage:
+    """Which cases of its case set one run judged, as its log records it."""
+
+    judged: frozenset[str]
+    """Cases scored in every epoch (a judge failure is scored: it is the judge's answer)."""
+    errored: frozenset[str]
+    """Cases not judged that have an errored epoch: the provider failed, not the judge."""
+    cancelled: frozenset[str]
+    """Cases not judged, none of their epochs errored, with an epoch that was in flight when
+    the run stopped: Inspect cancels those and logs the cancellation, not the cause."""
+    selected: frozenset[str]
+    """The cases the run was given: its whole case set unless a `--limit` or `--sample-id`
+    chose fewer."""
+    selection: str
+    """The option that chose them (`--limit 10`), or "" when none did."""
+    stopped_by: str | None
+    """The error the run stopped on, as Inspect recorded it; None if it did not stop on one."""
+
+
+@dataclass(frozen=True)
 class Runs:
     samples: pd.DataFrame
     """One row per scored version, model, case and epoch. Columns: version, model, case,
@@ -39,10 +58,13 @@ class Runs:
     counts it."""
     logs: pd.DataFrame
     """The log read for each version and model: version, model, log, status, epochs,
-    errored (samples that errored and were not scored), prompt_tokens and completion_tokens
-    (the run's totals, from its usage)."""
+    errored (samples that errored and were not scored; a sample cancelled when the run
+    stopped is not counted), prompt_tokens and completion_tokens (the run's totals, from its
+    usage)."""
     case_sets: dict[tuple[str, str], dict[str, str]]
     """(version, model) → the run's case set as the log recorded it: case id → content hash."""
+    coverage: dict[tuple[str, str], Coverage]
+    """(version, model) → which cases of that case set the run judged."""
     versions: list[str]
     """In the order of the manifest the newest log ran with; others come last."""
     current: str
@@ -65,9 +87,17 @@ _EVAL_COLUMNS = [
     EvalColumn("completed", path="results.completed_samples"),
     EvalColumn("finished", path="stats.completed_at"),
     EvalColumn("usage", path="stats.model_usage"),
+    EvalColumn("error", path="error.message"),
+    EvalColumn("selected", path="eval.dataset.sample_ids"),
+    EvalColumn("limit", path="eval.config.limit"),
+    EvalColumn("sample_id", path="eval.config.sample_id"),
+    # What the run measured, as the task recorded it: read here with the rest of the header,
+    # so no log is opened twice.
+    *[EvalColumn(key, path=f"eval.metadata.{key}") for key in ("case_sha256", "manifest")],
 ]
-# Read from each chosen log's header: what the run measured, as the task recorded it.
-_MEASURED = ("case_sha256", "manifest")
+# Inspect logs a sample cancelled in flight (the run stopping on another sample's error) with
+# the repr of the backend's cancellation as its error: asyncio's or trio's.
+_CANCELLED = ("CancelledError(", "Cancelled(")
 
 _SAMPLE_COLUMNS = [
     SampleColumn("case", path="id", required=True, type=str),
@@ -120,7 +150,8 @@ def _choose_logs(evals: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
         # apart by the samples it completed.
         ranked = group.assign(
             ok=group["status"] == "success",
-            done=group["completed"].fillna(0),
+            # Numeric even when no log of the group has results (each stopped midway).
+            done=pd.to_numeric(group["completed"]).fillna(0),
             at=group["finished"].fillna("").astype(str),
         ).sort_values(["ok", "at", "done"])
         best = ranked.iloc[-1]
@@ -140,17 +171,66 @@ def _choose_logs(evals: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
 def _measured(logs: pd.DataFrame) -> list[dict[str, Any]]:
     """Each chosen log's record of its case set and manifest; an older log has none."""
     found = []
-    for path in logs["log"]:
-        meta = read_eval_log(str(path), header_only=True).eval.metadata or {}
-        missing = [key for key in _MEASURED if key not in meta]
+    for row in logs.itertuples():
+        missing = [key for key in ("case_sha256", "manifest") if pd.isna(getattr(row, key))]
         if missing:
             raise LogsError(
-                f"{Path(str(path)).name}: no {missing[0]} in the eval metadata, so what it "
+                f"{Path(str(row.log)).name}: no {missing[0]} in the eval metadata, so what it "
                 "measured is unknown; it was written by an older version of this task: "
                 "run it again"
             )
-        found.append(meta)
+        found.append(
+            {"case_sha256": json.loads(row.case_sha256), "manifest": json.loads(row.manifest)}
+        )
     return found
+
+
+def _option(value: object) -> str:
+    """A `--limit` or `--sample-id` value as given on the command line: `10`, `2,5`, `a,b`."""
+    if isinstance(value, str) and value.startswith("["):
+        return ",".join(str(v) for v in json.loads(value))
+    return str(int(value)) if isinstance(value, float) else str(value)
+
+
+def _selection(limit: object, sample_id: object) -> str:
+    options = [("--limit", limit), ("--sample-id", sample_id)]
+    return " ".join(f"{name} {_option(value)}" for name, value in options if not pd.isna(value))
+
+
+def _outcomes(raw: pd.DataFrame) -> NDArray[np.str_]:
+    """Each sample's outcome: scored; errored (the provider failed); cancelled (in flight when
+    the run stopped on another sample's error); or unscored, with no error."""
+    error = raw["error"].astype("string")
+    cancelled = error.str.startswith(_CANCELLED).fillna(False).to_numpy(dtype=bool)
+    outcomes: NDArray[np.str_] = np.select(
+        [raw["agree"].notna().to_numpy(dtype=bool), cancelled, error.notna().to_numpy(dtype=bool)],
+        ["scored", "cancelled", "errored"],
+        "unscored",
+    )
+    return outcomes
+
+
+def _coverage(row: Any, samples: pd.DataFrame, case_set: dict[str, str]) -> Coverage:
+    """What one chosen log (`row` of the evals frame) judged, from its samples' outcomes."""
+    epochs = 1 if pd.isna(row.epochs) else int(row.epochs)
+
+    def cases(outcome: str) -> frozenset[str]:
+        return frozenset(samples.loc[samples["outcome"] == outcome, "case"].astype(str))
+
+    scored = samples[samples["outcome"] == "scored"].groupby("case").size()
+    judged = frozenset(str(case) for case, n in scored.items() if n >= epochs)
+    errored = cases("errored") - judged
+    return Coverage(
+        judged=judged,
+        errored=errored,
+        cancelled=cases("cancelled") - judged - errored,
+        # A log from before Inspect recorded the selection was given its whole case set.
+        selected=frozenset(case_set)
+        if pd.isna(row.selected)
+        else frozenset(str(case) for case in json.loads(row.selected)),
+        selection=_selection(row.limit, row.sample_id),
+        stopped_by=None if pd.isna(row.error) else str(row.error),
+    )
 
 
 def _tokens(usage: object) -> tuple[int, int]:
@@ -220,7 +300,13 @@ def load_runs(paths: Sequence[str]) -> Runs:
     if raw.empty:
         raise LogsError("the logs hold no samples")
     case_sets = [dict(m["case_sha256"]) for m in measured]
-    errored = raw[raw["agree"].isna()].groupby("eval_id").size()
+    raw = raw.assign(outcome=_outcomes(raw))
+    by_eval = dict(tuple(raw.groupby("eval_id", sort=False)))
+    coverage = [
+        _coverage(row, by_eval.get(row.eval_id, raw.iloc[:0]), case_set)
+        for row, case_set in zip(logs.itertuples(), case_sets, strict=True)
+    ]
+    errored = raw[raw["outcome"] == "errored"].groupby("eval_id").size()
     logs = logs.assign(errored=logs["eval_id"].map(errored).fillna(0).astype(int).to_numpy())
     samples = _tidy(raw, logs, case_sets)
     if len({frozenset(c.items()) for c in case_sets}) > 1:
@@ -257,6 +343,7 @@ def load_runs(paths: Sequence[str]) -> Runs:
             ]
         ],
         case_sets=dict(zip(keys, case_sets, strict=True)),
+        coverage=dict(zip(keys, coverage, strict=True)),
         versions=_ordered_versions(set(logs["version"].astype(str)), manifest["versions"], notes),
         current=str(manifest["current"]),
         models=sorted(set(logs["model"].astype(str))),

@@ -74,13 +74,28 @@ def interval(i: Interval, signed: bool = False) -> str:
     return f"{number(i.estimate, signed)} [{number(i.low, signed)}, {number(i.high, signed)}]"
 
 
-def _header(report: Report) -> Section:
+def _partial(gate: GateResult) -> list[str]:
+    """What a partial comparison left out, said before anything is read as a figure."""
+    return [
+        "Partial comparison (judge-compare --partial): a run given fewer cases than its case "
+        "set (--limit, --sample-id) is compared, and gated, on the cases it was given only. "
+        + (
+            "; ".join(gate.partial)
+            if gate.partial
+            else "Every run here was given its whole case set"
+        )
+        + "."
+    ]
+
+
+def _header(report: Report, gate: GateResult) -> Section:
     runs = report.runs
     cases = runs.samples["case"].nunique()
     epochs = sorted({int(e) for e in runs.logs["epochs"].fillna(1)})
     return Section(
         title="Judge comparison: judge_groundedness",
         key="header",
+        lines=_partial(gate) if report.partial else [],
         bullets=[
             f"Versions: {' → '.join(runs.versions)}",
             f"Judge models: {', '.join(runs.models)}",
@@ -104,8 +119,9 @@ def _gate(gate: GateResult) -> Section:
             "The gate fails when a pinned case is wrong on the version that fixed it or on "
             "the newest version, or when the newest version breaks a case the version before "
             "it got right with the same judge model. It is incomplete, which fails too, when "
-            "a run has errored samples (the provider failed, not the judge) or is unfinished, "
-            "or lacks a pinned case its case set holds."
+            "a run did not judge every case of its case set (errored samples: the provider "
+            "failed, not the judge; a run stopped or unfinished; a --limit, unless compared "
+            "with --partial), or lacks a pinned case another run's case set holds."
         ],
         bullets=bullets or ["nothing to report"],
     )
@@ -208,6 +224,7 @@ def _flips(report: Report) -> Section:
 
 
 NOT_IN_CASE_SET = "not in this case set"
+LEFT_OUT = "left out (partial)"
 
 
 def _pinned_cell(check: PinnedCheck | None) -> str:
@@ -218,13 +235,18 @@ def _pinned_cell(check: PinnedCheck | None) -> str:
     if check.right is None:
         if not check.in_case_sets:
             return NOT_IN_CASE_SET
+        if check.left_out:
+            return LEFT_OUT
         return bad("INCOMPLETE (no result)") if check.gating else "no result (not gated)"
     what = f"judge: {check.verdict}"
     return bad(f"FAILS ({what})") if check.gating else bad(f"wrong ({what}; not gated)")
 
 
 def _pinned_status(checks: list[PinnedCheck]) -> str:
-    gated = [c for c in checks if c.gating]
+    # A partial run holds the gate to the cases it was given: one it left out is not checked.
+    gated = [c for c in checks if c.gating and not c.left_out]
+    if not gated and any(c.left_out for c in checks):
+        return LEFT_OUT
     if all(c.holds for c in gated):
         return good("holds")
     if all(c.right is None and not c.in_case_sets for c in checks):
@@ -294,7 +316,8 @@ def _pinned(report: Report) -> Section:
             "Each version's motivating cases in the prompt manifest the logs ran with must be "
             "right from that version onward; the gate checks the fixing version and the newest "
             "one. A pinned case that no compared run's case set holds is shown as "
-            f"'{NOT_IN_CASE_SET}' and fails nothing."
+            f"'{NOT_IN_CASE_SET}' and fails nothing; with --partial, one a run was not given "
+            f"is '{LEFT_OUT}' there and is not checked on it."
         ],
         tables=[Table(["Case", "Fixed by", "Model", "Status", *versions], rows)] if rows else [],
         bullets=[] if rows else ["no version in these logs names a motivating case"],
@@ -472,7 +495,7 @@ def _notes(report: Report) -> Section:
 
 def sections(report: Report, gate: GateResult) -> list[Section]:
     found = [
-        _header(report),
+        _header(report, gate),
         _gate(gate),
         _summary(report),
         _flips(report),

@@ -1,14 +1,25 @@
-"""Read a judge reply as a verdict, or say why it is not one. Pure: no I/O, no guessing."""
+"""Read a judge reply as a verdict, or say why it is not one. Pure: no I/O, no guessing.
+
+Only the judge's final answer is read. Its reasoning is set aside unread, wherever it is: a
+part the provider delivered apart, a `<think>` block, or the text before a lone `</think>`
+(vLLM and Ollama serving DeepSeek-R1, QwQ or Qwen3 open `<think>` in the chat template, so
+the reply begins inside the reasoning). A draft verdict in there is not the verdict.
+"""
 
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 # Fences open and close at the start of a line. JSON strings hold no raw newline, so a fence
 # quoted inside the verdict's own strings ("reasoning": "see ```...```") is never taken for one.
 _FENCE = re.compile(r"^[ \t]*```[A-Za-z]*[ \t\r]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
 _VERDICT_KEYS = ("grounded", "unsupported_claims", "reasoning")
+_THINK_OPEN = re.compile(r"<think\b[^>]*>")
+_THINK_CLOSE = "</think>"
+# Inspect's stop reasons for a reply the token limit ended.
+_CUT_OFF_STOP_REASONS = frozenset({"max_tokens", "model_length"})
 
 
 @dataclass(frozen=True)
@@ -16,6 +27,8 @@ class ParsedVerdict:
     grounded: bool
     unsupported_claims: list[str] = field(default_factory=list)
     reasoning: str = ""
+    set_aside: str = ""
+    """What of the reply was the judge's reasoning, left unread, in words ("" if none)."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +36,8 @@ class JudgeFailure:
     """The reply holds no verdict that can be read without guessing."""
 
     reason: str
+    set_aside: str = ""
+    """What of the reply was the judge's reasoning, left unread, in words ("" if none)."""
 
 
 def _end_of_braced(text: str, start: int) -> int:
@@ -99,7 +114,83 @@ def _candidates(reply: str) -> list[object]:
     return _top_level_objects(reply)
 
 
-def parse_verdict(reply: str) -> ParsedVerdict | JudgeFailure:
+@dataclass(frozen=True)
+class _Split:
+    """A reply's text cut into its final answer and the reasoning before it."""
+
+    answer: str
+    reasoning_chars: int
+    where: str
+    """Where the reasoning sat, in words; "" where the text held none."""
+    unclosed: bool = False
+
+
+def _split_inline(text: str) -> _Split:
+    """The text after its last `</think>` is the answer; an opening tag after that never closed."""
+    openers = list(_THINK_OPEN.finditer(text))
+    close = text.rfind(_THINK_CLOSE)
+    if openers and openers[-1].start() > close:
+        reasoning = text[openers[0].start() :]
+        return _Split("", _chars(reasoning), "after a <think> that never closed", unclosed=True)
+    if close < 0:
+        return _Split(text, 0, "")
+    # Whatever precedes the last closing tag is reasoning, however many blocks it holds.
+    where = (
+        "in a <think> block"
+        if openers
+        else "before a lone </think>: the chat template opened the block"
+    )
+    return _Split(text[close + len(_THINK_CLOSE) :], _chars(text[:close]), where)
+
+
+def _chars(reasoning: str) -> int:
+    return len(_THINK_OPEN.sub("", reasoning).replace(_THINK_CLOSE, "").strip())
+
+
+def _set_aside(split: _Split, parts: Sequence[str]) -> str:
+    pieces = []
+    if parts:
+        chars = sum(len(p.strip()) for p in parts)
+        size = f"{chars:,} chars" if chars else "no readable text"
+        count = "a separate part" if len(parts) == 1 else f"{len(parts)} separate parts"
+        pieces.append(f"reasoning ({size}, in {count}) set aside")
+    if split.where:
+        pieces.append(f"reasoning ({split.reasoning_chars:,} chars, {split.where}) set aside")
+    return "; ".join(pieces)
+
+
+def _cut_off_reason(split: _Split) -> str:
+    if split.unclosed:
+        return "cut off at the token limit inside its reasoning"
+    if not split.answer.strip():
+        return "cut off at the token limit before any final answer"
+    read = _read_answer(split.answer)
+    if isinstance(read, JudgeFailure):
+        return f"cut off at the token limit ({read.reason})"
+    # A judge stopped midway may have gone on to revise what it wrote: it gave no final answer.
+    return "cut off at the token limit after a verdict it might have gone on to revise"
+
+
+def parse_verdict(
+    reply: str, stop_reason: str = "stop", reasoning: Sequence[str] = ()
+) -> ParsedVerdict | JudgeFailure:
+    """The verdict in the judge's final answer, or why there is none.
+
+    `reply` is the reply's text, `reasoning` the text of each reasoning part the provider
+    delivered apart from it (Inspect's `ContentReasoning`), `stop_reason` Inspect's.
+    """
+    split = _split_inline(reply)
+    set_aside = _set_aside(split, reasoning)
+    if stop_reason in _CUT_OFF_STOP_REASONS:
+        return JudgeFailure(_cut_off_reason(split), set_aside)
+    if split.unclosed:
+        return JudgeFailure("its reasoning never ended: <think> opened and never closed", set_aside)
+    if set_aside and not split.answer.strip():
+        return JudgeFailure("no final answer after its reasoning", set_aside)
+    return replace(_read_answer(split.answer), set_aside=set_aside)
+
+
+def _read_answer(reply: str) -> ParsedVerdict | JudgeFailure:
     if not reply.strip():
         return JudgeFailure("empty reply")
     objects = [o for o in _candidates(reply) if isinstance(o, _JsonObject) and "grounded" in o]

@@ -1,10 +1,13 @@
 """Score a judge reply against the case's gold verdict."""
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
-from inspect_ai.model import ModelOutput
+from inspect_ai.event import ErrorEvent
+from inspect_ai.log import transcript
+from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 
@@ -150,39 +153,67 @@ def output_failure(output: ModelOutput) -> str | None:
     return None
 
 
+def _readable(part: ContentReasoning) -> str:
+    # A redacted part's `reasoning` is an opaque payload (Anthropic's signature, OpenAI's
+    # encrypted content); what of it a person can read is its summary.
+    if part.redacted:
+        return part.summary or ""
+    return part.reasoning or part.summary or ""
+
+
+def reasoning_parts(message: ChatMessageAssistant) -> list[str]:
+    """The text of each reasoning part a provider delivered apart from the reply's text.
+
+    Inspect turns `reasoning_content` and `reasoning` fields, well-formed `<think>` blocks,
+    Anthropic thinking blocks and OpenAI reasoning items into these; `ModelOutput.completion`
+    leaves them out.
+    """
+    if isinstance(message.content, str):
+        return []
+    return [_readable(c) for c in message.content if isinstance(c, ContentReasoning)]
+
+
 def score_output(case: Graded, output: ModelOutput) -> Score:
     """The Score of the judge's whole output: provider faults first, then the reply text."""
     failure = output_failure(output)
     if failure is not None:
-        return _failure_score(case, failure)
-    return score_reply(case, output.completion, output.stop_reason)
+        return _failure_score(case, JudgeFailure(failure))
+    return score_reply(case, output.completion, output.stop_reason, reasoning_parts(output.message))
 
 
-def _failure_score(case: Graded, reason: str) -> Score:
+def _set_aside_paragraph(set_aside: str) -> str:
+    return f"Not read as the verdict: {set_aside}." if set_aside else ""
+
+
+def _failure_score(case: Graded, failure: JudgeFailure) -> Score:
     gold = case.label
     gold_says = _word(gold.grounded)
+    paragraphs = [
+        f"Judge failure: {failure.reason}. It counts as no agreement. Gold says {gold_says}"
+        + (f": {_quote_list(gold.unsupported_claims)}." if not gold.grounded else "."),
+        _set_aside_paragraph(failure.set_aside),
+    ]
     return Score(
         value=_value(case, None, None, _spans(case, None)),
         answer="judge failure",
-        explanation=(
-            f"Judge failure: {reason}. It counts as no agreement. Gold says {gold_says}"
-            + (f": {_quote_list(gold.unsupported_claims)}." if not gold.grounded else ".")
-        ),
+        explanation="\n\n".join(p for p in paragraphs if p),
         reason="grader_failed",
-        metadata={"verdict": None, "failure": reason},
+        metadata={"verdict": None, "failure": failure.reason},
     )
 
 
-def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
-    """The Score of one judge reply against one case's gold verdict."""
+def score_reply(
+    case: Graded, reply: str, stop_reason: str = "stop", reasoning: Sequence[str] = ()
+) -> Score:
+    """The Score of one judge reply against one case's gold verdict.
+
+    `reasoning` is the text of the reply's separate reasoning parts, set aside unread.
+    """
     gold = case.label
     gold_says = _word(gold.grounded)
-    parsed = parse_verdict(reply)
+    parsed = parse_verdict(reply, stop_reason, reasoning)
     if isinstance(parsed, JudgeFailure):
-        reason = parsed.reason
-        if stop_reason in ("max_tokens", "model_length"):
-            reason += " (the reply was cut off at the token limit)"
-        return _failure_score(case, reason)
+        return _failure_score(case, parsed)
 
     cmp = compare_claims(parsed.unsupported_claims, gold.unsupported_claims, case.answer)
     spans = _spans(case, parsed)
@@ -204,6 +235,7 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
         paragraphs.insert(1, f"Derived from its gold case by the edit {case.edit}.")
     if parsed.reasoning:
         paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
+    paragraphs.append(_set_aside_paragraph(parsed.set_aside))
     return Score(
         value=_value(case, parsed, cmp, spans),
         answer=_verdict_label(parsed),
@@ -219,6 +251,16 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
             "claims_not_in_answer": cmp.not_in_answer,
         },
     )
+
+
+def _errored() -> bool:
+    """Whether the sample being scored errored.
+
+    A scorer is given no sample error. Inspect records one as an `ErrorEvent` in the sample's
+    transcript, which `inspect score` seeds with the logged events; the run itself scores an
+    errored sample only under `score_on_error`, just after logging that event.
+    """
+    return any(isinstance(e, ErrorEvent) for e in transcript().history.resident_events)
 
 
 @scorer(
@@ -244,7 +286,11 @@ def score_reply(case: Graded, reply: str, stop_reason: str = "stop") -> Score:
 def verdict_agreement() -> Scorer:
     """Agreement of the judge's verdict with gold, case and claim level."""
 
-    async def score(state: TaskState, target: Target) -> Score:
+    async def score(state: TaskState, target: Target) -> Score | None:
+        if _errored():
+            # An errored sample is an outage, not the judge's behaviour: the run left it out
+            # of every metric by not scoring it, and so does `inspect score` on its log.
+            return None
         scored = score_output(Gold.of_sample(state, target), state.output)
         value = cast(dict[str, float], scored.value)
         columns = review_fields(value, scored.answer or "", state.metadata)

@@ -24,10 +24,16 @@ def gate(
     rows: list[dict[str, object]],
     allow: set[str] | None = None,
     status: dict[tuple[str, str], str] | None = None,
-    errored: dict[tuple[str, str], int] | None = None,
+    errored: dict[tuple[str, str], list[str]] | None = None,
+    selected: dict[tuple[str, str], list[str]] | None = None,
+    partial: bool = False,
 ) -> GateResult:
-    report = build_report(runs(rows, PINNED, status, errored), resamples=50)
+    report = build_report(runs(rows, PINNED, status, errored, selected), 50, partial=partial)
     return evaluate(report, allow or set())
+
+
+def without(rows: list[dict[str, object]], version: str, case: str) -> list[dict[str, object]]:
+    return [r for r in rows if not (r["version"] == version and r["case"] == case)]
 
 
 def test_a_clean_history_passes() -> None:
@@ -54,9 +60,48 @@ def test_pinned_case_unscored_in_the_newest_run_makes_it_incomplete() -> None:
     result = gate(history({"p-3": -1}), allow={"p-3"})
     assert result.status == "INCOMPLETE"
     assert [v.reason for v in result.violations] == [
-        "incomplete: pinned case p-3 (fixed by v3) has no result in the v3 run with m; "
-        "complete it with `inspect eval-retry v3-m.eval` or by running the same judge-matrix "
-        "again"
+        "incomplete: v3 with m: 1 of 3 cases not judged (0 errored, 1 never run), pinned p-3 "
+        "among them; complete it with `inspect eval-retry v3-m.eval` or by running the same "
+        "judge-matrix again"
+    ]
+
+
+def test_any_case_of_the_case_set_left_unjudged_makes_it_incomplete() -> None:
+    """Not only pinned ones: a run that skipped x-1 says nothing about whether it broke it."""
+    result = gate(history({"x-1": -1}), allow={"x-1"})
+    assert result.status == "INCOMPLETE"
+    assert [v.reason for v in result.violations] == [
+        "incomplete: v3 with m: 1 of 3 cases not judged (0 errored, 1 never run); complete it "
+        "with `inspect eval-retry v3-m.eval` or by running the same judge-matrix again"
+    ]
+
+
+def test_a_limited_run_is_incomplete_unless_compared_as_partial() -> None:
+    rows = history({"p-3": -1})
+    limited = {("v3", "m"): ["p-2", "x-1"]}
+    result = gate(rows, allow={"p-3"}, selected=limited)
+    assert [v.reason for v in result.violations] == [
+        "incomplete: v3 with m: 1 of 3 cases not judged (0 errored, 1 never run), pinned p-3 "
+        "among them; it ran with --limit 2: run it again without it, or compare the cases it "
+        "holds with `judge-compare --partial`"
+    ]
+    assert result.partial == []
+
+    result = gate(rows, selected=limited, partial=True)
+    assert result.passed
+    assert result.partial == [
+        "v3 with m is compared on the 2 of its 3 cases it was given (--limit 2)"
+    ]
+    report = build_report(runs(rows, PINNED, selected=limited), resamples=50, partial=True)
+    (p3,) = [c for c in report.pinned if (c.case, c.version) == ("p-3", "v3")]
+    assert p3.left_out and not p3.missing
+
+    # What the run was given it must have judged, partial or not.
+    errored = {("v3", "m"): ["x-1"]}
+    result = gate(without(rows, "v3", "x-1"), selected=limited, partial=True, errored=errored)
+    assert [v.reason for v in result.violations] == [
+        "incomplete: v3 with m: 1 of 2 cases not judged (1 errored, 0 never run); complete it "
+        "with `inspect eval-retry v3-m.eval` or by running the same judge-matrix again"
     ]
 
 
@@ -71,20 +116,17 @@ def test_pinned_case_in_no_case_set_is_shown_and_fails_nothing() -> None:
 
 def test_errored_samples_make_the_run_incomplete_never_a_broken_case() -> None:
     # v3 scored x-1 wrong would be a regression; with x-1 errored instead, v3 knows nothing.
-    rows = [r for r in history() if not (r["version"] == "v3" and r["case"] == "x-1")]
-    result = gate(rows, allow={"x-1"}, errored={("v3", "m"): 1})
+    result = gate(without(history(), "v3", "x-1"), allow={"x-1"}, errored={("v3", "m"): ["x-1"]})
     assert result.status == "INCOMPLETE"
     assert [v.reason for v in result.violations] == [
-        "incomplete: v3 with m has 1 errored sample(s), not scored (the provider failed); "
-        "complete it with `inspect eval-retry v3-m.eval` or by running the same judge-matrix "
-        "again"
+        "incomplete: v3 with m: 1 of 3 cases not judged (1 errored, 0 never run); complete it "
+        "with `inspect eval-retry v3-m.eval` or by running the same judge-matrix again"
     ]
     assert not [v for v in result.violations if "breaks" in v.reason]
 
 
 def test_a_judge_failure_breaks_the_case_and_is_listed() -> None:
-    rows = [r for r in history() if not (r["version"] == "v3" and r["case"] == "x-1")]
-    rows.append(row("x-1", 1, 0, "v3", failure=1))
+    rows = [*without(history(), "v3", "x-1"), row("x-1", 1, 0, "v3", failure=1)]
     result = gate(rows)
     assert [v.case for v in result.violations] == ["x-1"]
     assert "v3 is wrong (judge failure)" in result.violations[0].reason
@@ -104,7 +146,7 @@ def test_allowed_cases_pass_and_unused_allows_are_named() -> None:
 def test_unfinished_or_missing_newest_run_fails_and_cannot_be_allowed() -> None:
     result = gate(history(), allow={"p-2", "p-3", "x-1"}, status={("v3", "m"): "error"})
     assert [v.reason for v in result.violations] == [
-        "incomplete: v3 with m has an unfinished run (log status 'error'); complete it with "
+        "incomplete: v3 with m: the run did not finish (log status 'error'); complete it with "
         "`inspect eval-retry v3-m.eval` or by running the same judge-matrix again"
     ]
     other_model = [{**r, "model": "n"} for r in history() if r["version"] != "v3"]

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import cast
 
 import pytest
-from inspect_ai.model import ModelName
+from inspect_ai.model import ContentReasoning, ContentText, ModelName, ModelOutput
 from inspect_ai.scorer import Metric, SampleScore, Target, Value
 from inspect_ai.solver import TaskState
 
@@ -30,7 +30,8 @@ from farejudge.simulate.scripted_judge import mock_output
 CASES = {c.id: c for c in load_cases(Path(__file__).parent / "fixtures" / "cases.jsonl")}
 
 
-def state_for(case_id: str, reply: str, stop_reason: str = "stop") -> TaskState:
+def state_for(case_id: str, reply: str | ModelOutput, stop_reason: str = "stop") -> TaskState:
+    """The state the scorer sees once the judge replied: its text, or its whole output."""
     sample = case_to_sample(CASES[case_id], load_prompt_version())
     return TaskState(
         model=ModelName("mockllm/model"),
@@ -39,7 +40,7 @@ def state_for(case_id: str, reply: str, stop_reason: str = "stop") -> TaskState:
         input=sample.input,
         messages=[],
         target=Target(sample.target),
-        output=mock_output(reply, stop_reason),
+        output=reply if isinstance(reply, ModelOutput) else mock_output(reply, stop_reason),
         metadata=sample.metadata,
     )
 
@@ -203,6 +204,50 @@ def test_span_figures_are_undefined_without_characters() -> None:
 def test_cut_off_reply_says_so() -> None:
     score = score_reply(CASES["t-conv"], '{"grounded": true, "reasoning": "The fare', "max_tokens")
     assert score.explanation is not None and "cut off at the token limit" in score.explanation
+
+
+UNGROUNDED_PRICE = '{"grounded": false, "unsupported_claims": ["costs $25"]}'
+DRAFT = '{"grounded": true, "unsupported_claims": []}'
+
+
+def test_reasoning_is_set_aside_and_the_explanation_says_so() -> None:
+    thought = f"Draft: {DRAFT}. No: P1 says $30."
+    output = ModelOutput.from_content(
+        "vllm/Qwen/QwQ-32B",
+        [ContentReasoning(reasoning=thought), ContentText(text=UNGROUNDED_PRICE)],
+    )
+    score = run_scorer(state_for("t-price", output)).score
+    assert score.answer == "ungrounded (1 claim)"
+    assert score.explanation is not None
+    assert score.explanation.startswith("Agree: gold and judge both say ungrounded.")
+    assert score.explanation.endswith(
+        f"Not read as the verdict: reasoning ({len(thought)} chars, in a separate part) set aside."
+    )
+
+
+def test_a_draft_before_a_lone_closing_tag_is_not_the_verdict() -> None:
+    thought = f"Draft: {DRAFT} …"
+    score = run_scorer(state_for("t-price", f"{thought} </think>\n\nI cannot decide")).score
+    assert score.answer == "judge failure" and score.metadata is not None
+    assert score.metadata["failure"].startswith("no complete JSON object")
+    assert score.explanation is not None
+    assert score.explanation.endswith(
+        f"Not read as the verdict: reasoning ({len(thought)} chars, before a lone </think>: "
+        "the chat template opened the block) set aside."
+    )
+
+
+@pytest.mark.parametrize("stop_reason", ["max_tokens", "model_length"])
+def test_a_cut_off_reply_is_a_judge_failure_even_where_a_verdict_parses(
+    stop_reason: str,
+) -> None:
+    score = run_scorer(state_for("t-price", UNGROUNDED_PRICE + "\n\nWait,", stop_reason)).score
+    assert isinstance(score.value, dict) and score.value["judge_failure"] == 1
+    assert score.answer == "judge failure"
+    assert score.explanation is not None
+    assert score.explanation.startswith(
+        "Judge failure: cut off at the token limit after a verdict it might have gone on to revise."
+    )
 
 
 def test_claim_matching_is_one_to_one() -> None:

@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 
-from farejudge.comparison.load import Runs
+from farejudge.comparison.load import Coverage, Runs
 
 
 def row(
@@ -44,14 +44,22 @@ def runs(
     rows: list[dict[str, object]],
     pinned: dict[str, list[str]] | None = None,
     status: dict[tuple[str, str], str] | None = None,
-    errored: dict[tuple[str, str], int] | None = None,
+    errored: dict[tuple[str, str], list[str]] | None = None,
+    selected: dict[tuple[str, str], list[str]] | None = None,
 ) -> Runs:
     """Runs of the rows; every (version, model) log succeeded unless `status` says not, and
-    had no errored sample unless `errored` counts some. Each run's case set is every case
-    the rows name for its model: a case a run has no row for was not scored there."""
+    had no errored sample unless `errored` names the cases that errored. Each run's case set is
+    every case the rows name for its model, all given to the run unless `selected` names the
+    ones a `--limit 2` gave it: a case a run has no row for was not scored there."""
     samples = pd.DataFrame(rows)
     pairs = sorted(set(zip(samples["version"], samples["model"], strict=True)))
     status = status or {}
+    errored = errored or {}
+    case_sets = {
+        (v, m): dict(zip(cases["case"], cases["case_hash"], strict=True))
+        for v, m in pairs
+        for cases in [samples[samples["model"] == m]]
+    }
     return Runs(
         samples=samples,
         logs=pd.DataFrame(
@@ -61,15 +69,24 @@ def runs(
                 "log": [f"{v}-{m}.eval" for v, m in pairs],
                 "status": [status.get(p, "success") for p in pairs],
                 "epochs": [1 for _ in pairs],
-                "errored": [(errored or {}).get(p, 0) for p in pairs],
+                "errored": [len(errored.get(p, [])) for p in pairs],
                 "prompt_tokens": [0 for _ in pairs],
                 "completion_tokens": [0 for _ in pairs],
             }
         ),
-        case_sets={
-            (v, m): dict(zip(cases["case"], cases["case_hash"], strict=True))
+        case_sets=case_sets,
+        coverage={
+            (v, m): Coverage(
+                judged=frozenset(
+                    samples[(samples["version"] == v) & (samples["model"] == m)]["case"]
+                ),
+                errored=frozenset(errored.get((v, m), [])),
+                cancelled=frozenset(),
+                selected=frozenset((selected or {}).get((v, m), case_sets[(v, m)])),
+                selection="--limit 2" if (v, m) in (selected or {}) else "",
+                stopped_by=None,
+            )
             for v, m in pairs
-            for cases in [samples[samples["model"] == m]]
         },
         versions=sorted({v for v, _ in pairs}),
         models=sorted({m for _, m in pairs}),
