@@ -22,14 +22,18 @@ def judge_generate(constrained: Constrained = None) -> Solver:
     `constrained` asks for the verdict schema: true sends it as the provider's structured-output
     request, `json_object` inside an OpenAI `json_object` response format, false not at all
     (None: only where the provider enforces it by constrained decoding). Constraining changes a
-    judge's behaviour, so each sample's metadata records how the schema was sent (metadata,
-    not the store: a store change is one more event per sample in the log).
+    judge's behaviour, so each sample's metadata records how the request carried the schema
+    (metadata, not the store: a store change is one more event per sample in the log); a
+    schema the model's API cannot carry errors the sample unsent, recording nothing.
     """
     schema_check = SchemaCheck()
     schema_check.probe(constrained)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        mode = schema_mode(constrained, str(state.model))
+        model = str(state.model)
+        mode = schema_mode(constrained, model)
+        if mode != "off":
+            schema_check.refuse_unsendable(model, mode)
         state.metadata["schema_mode"] = mode
         try:
             if mode == "off":

@@ -2,16 +2,19 @@
 
 A server that rejects the schema answers every request with an error that Inspect retries
 without end (HTTP 500 from llama-cpp-python's server). The check asks once while the task is
-created, and failing that, sends each model's first schema request alone.
+created, and failing that, sends each model's first schema request alone. A schema that the
+model's API cannot carry at all (`json_object` on OpenAI's Responses API) is refused unsent.
 """
 
 import os
 import re
 import threading
+from typing import Protocol, runtime_checkable
 
 import anyio
 from inspect_ai.model import ChatMessageUser, GenerateConfig, Model, get_model
 from inspect_ai.solver import Generate, TaskState
+from inspect_ai.tool import ToolInfo
 
 from farejudge.core.errors import InputError
 from farejudge.evals.provider_errors import (
@@ -19,11 +22,20 @@ from farejudge.evals.provider_errors import (
     provider_text,
     redact_secrets,
 )
-from farejudge.evals.verdict_schema import Constrained, SchemaMode, schema_args, schema_mode
+from farejudge.evals.verdict_schema import (
+    Constrained,
+    SchemaMode,
+    instead,
+    schema_args,
+    schema_mode,
+)
 
 # What a server says when it does not take the schema request (llama-cpp-python's server:
-# "Input should be 'text' or 'json_object'" at response_format.type).
-_SCHEMA_WORDS = re.compile(r"response_format|json_schema|json_object|response schema", re.I)
+# "Input should be 'text' or 'json_object'" at response_format.type; OpenAI's Responses API
+# names its `text.format` parameter).
+_SCHEMA_WORDS = re.compile(
+    r"response_format|text\.format|json_schema|json_object|response schema", re.I
+)
 # The server's words kept in the rejection line: the line stays one line in a wide terminal.
 _MAX_REJECTION_CHARS = 200
 # Attempts at the first schema request to a model: enough to ride out one transient fault,
@@ -45,16 +57,43 @@ def _rejection(model: str, mode: SchemaMode, err: BaseException) -> str:
         said = said[:_MAX_REJECTION_CHARS] + "..."
     if status is not None and str(status) not in said:
         said = f"HTTP {status}: {said}"
-    option, other = ("true", "json_object") if mode == "json_schema" else ("json_object", "true")
+    option = "true" if mode == "json_schema" else "json_object"
     return redact_secrets(
         f"{model} rejected the verdict schema that -T constrained={option} sends ({said}); "
-        f"run with -T constrained=false, or -T constrained={other} if the server takes the "
-        "schema that way"
+        f"{instead(mode, model)}"
     )
 
 
-# The probe's reply is thrown away: a few tokens show the request was taken.
-_PROBE_TOKENS = 4
+@runtime_checkable
+class _RoutesRequests(Protocol):
+    """Inspect's OpenAI provider, which sends some models' requests to the Responses API."""
+
+    def uses_responses_api(self, tools: list[ToolInfo], config: GenerateConfig) -> bool: ...
+
+
+def _unsendable(model: Model, mode: SchemaMode) -> str | None:
+    """Why `model`'s API cannot carry the schema as `mode` sends it, as one line; else None.
+
+    Inspect builds the Responses API's `text` field from `response_schema` alone and drops
+    `extra_body` there, so a `json_object` format would silently not be sent. It is refused
+    rather than sent some other way: OpenAI's JSON mode carries no schema anyway, and the
+    Responses API does take the schema itself, strictly enforced.
+    """
+    api = model.api
+    if mode != "json_object" or not isinstance(api, _RoutesRequests):
+        return None
+    if not api.uses_responses_api([], model.config):
+        return None
+    return (
+        f"-T constrained=json_object: {model} goes to OpenAI's Responses API, where Inspect "
+        "sends no json_object format (it drops extra_body there); run with -T constrained=true, "
+        "the Responses API's way to ask for the verdict schema, or -T constrained=false"
+    )
+
+
+# The probe's reply is thrown away: a few tokens show the request was taken. OpenAI's
+# Responses API refuses a `max_output_tokens` under 16; Chat Completions takes 16 too.
+_PROBE_TOKENS = 16
 # A server that does not answer the probe in this time is left to the run's own first request.
 PROBE_SECONDS = 60.0
 # HTTP clients of OpenAI-compatible servers, where support for the schema varies: a second
@@ -103,7 +142,7 @@ def _probe(model: Model, mode: SchemaMode) -> tuple[bool, BaseException | None]:
                 [ChatMessageUser(content="Reply with a verdict.")],
                 [],
                 "none",
-                GenerateConfig(max_tokens=_PROBE_TOKENS, **schema_args(mode)),
+                GenerateConfig(max_tokens=_PROBE_TOKENS, **schema_args(mode, str(model))),
             )
         # Some providers hand back a refused request instead of raising it.
         if isinstance(output, tuple) and isinstance(output[0], Exception):
@@ -131,24 +170,33 @@ class SchemaCheck:
     being created: a refusal there ends the run before it starts, printed as one line with exit
     status 1 (Inspect reports a run stopped by sample errors with a traceback panel and exit
     status 0). Where the probe cannot tell, each model's first schema request is sent alone: a
-    refusal then stops that sample and all the others at once, with the same line.
+    refusal then stops that sample and all the others at once, with the same line. A schema the
+    model's API cannot carry is refused the same two ways, without a request.
     """
 
     def __init__(self) -> None:
         self._lock = anyio.Lock()
         self._verdict: dict[str, str | None] = {}
         """model → None once a schema request succeeded, else why the server refused it."""
+        self._unsendable: dict[str, str | None] = {}
+        """model → why its API cannot carry the schema, or None where it can."""
 
     def probe(self, constrained: Constrained) -> None:
-        """Raises InputError when the task's model refuses the schema `constrained` asks for."""
+        """Raises InputError when the task's model refuses the schema `constrained` asks for,
+        or its API cannot carry it."""
         # By default only gguf/ gets the schema, enforced in-process: nothing to ask.
         if constrained is None or constrained is False:
             return
         model = _task_model()
-        if model is None or not str(model).startswith(_PROBED_PROVIDERS):
+        if model is None:
             return
         name = str(model)
         mode = schema_mode(constrained, name)
+        unsendable = _unsendable(model, mode)
+        if unsendable is not None:
+            raise InputError([unsendable])
+        if not name.startswith(_PROBED_PROVIDERS):
+            return
         key = (name, model.api.base_url, mode)
         if key not in _probes:
             _probes[key] = _probe(model, mode)
@@ -159,6 +207,19 @@ class SchemaCheck:
             raise InputError([_rejection(name, mode, err)])
         self._verdict[name] = None
 
+    def refuse_unsendable(self, model: str, mode: SchemaMode) -> None:
+        """Raises SchemaRejected where the sample's model cannot be sent the schema as `mode`.
+
+        The probe says so before the run where it knows the model; this is for the runs where
+        it does not (judge-matrix, eval-set).
+        """
+        if model not in self._unsendable:
+            # Within a sample, get_model() is the model the sample runs on.
+            self._unsendable[model] = _unsendable(get_model(), mode)
+        unsendable = self._unsendable[model]
+        if unsendable is not None:
+            raise SchemaRejected(unsendable)
+
     async def generate(self, state: TaskState, generate: Generate, mode: SchemaMode) -> TaskState:
         model = str(state.model)
         if model not in self._verdict:
@@ -168,13 +229,14 @@ class SchemaCheck:
         refusal = self._verdict[model]
         if refusal is not None:
             raise SchemaRejected(refusal)
-        return await generate(state, **schema_args(mode))
+        return await generate(state, **schema_args(mode, model))
 
     async def _first(
         self, state: TaskState, generate: Generate, mode: SchemaMode, model: str
     ) -> TaskState:
+        args = schema_args(mode, model)
         try:
-            done = await generate(state, max_retries=FIRST_SCHEMA_ATTEMPTS - 1, **schema_args(mode))
+            done = await generate(state, max_retries=FIRST_SCHEMA_ATTEMPTS - 1, **args)
         except Exception as err:
             if not _is_schema_rejection(err):
                 raise  # an ordinary fault: the next sample makes the first request again

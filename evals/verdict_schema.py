@@ -10,25 +10,37 @@ from inspect_ai.model import ResponseSchema
 from inspect_ai.util import JSONSchema
 
 from farejudge.core.errors import InputError
+from farejudge.scorers.length_bounds import CLAIM_MAX_CHARS, REASONING_MAX_CHARS
 
-# The judge's reply format as the prompts state it. String bounds keep a small local model
-# from running on inside one string until the token limit cuts the JSON off.
-VERDICT_SCHEMA = ResponseSchema(
-    name="verdict",
-    description="A groundedness verdict on the assistant's answer.",
-    json_schema=JSONSchema(
-        type="object",
-        properties={
-            "grounded": JSONSchema(type="boolean"),
-            "unsupported_claims": JSONSchema(
-                type="array", items=JSONSchema(type="string", maxLength=300)
-            ),
-            "reasoning": JSONSchema(type="string", maxLength=400),
-        },
-        required=["grounded", "unsupported_claims", "reasoning"],
-        additionalProperties=False,
-    ),
-    strict=True,
+
+def _verdict_schema(claim: JSONSchema, reasoning: JSONSchema) -> ResponseSchema:
+    return ResponseSchema(
+        name="verdict",
+        description="A groundedness verdict on the assistant's answer.",
+        json_schema=JSONSchema(
+            type="object",
+            properties={
+                "grounded": JSONSchema(type="boolean"),
+                "unsupported_claims": JSONSchema(type="array", items=claim),
+                "reasoning": reasoning,
+            },
+            required=["grounded", "unsupported_claims", "reasoning"],
+            additionalProperties=False,
+        ),
+        strict=True,
+    )
+
+
+# The judge's reply format as the prompts state it, in keywords OpenAI's strict mode documents
+# (its strict mode refuses any other, `maxLength` among them).
+VERDICT_SCHEMA = _verdict_schema(JSONSchema(type="string"), JSONSchema(type="string"))
+
+# The same, each string bounded: a small local model otherwise runs on inside one string until
+# the token limit cuts its JSON off. Only for a provider that compiles the schema into a
+# grammar, which enforces the bounds; the scorer flags an over-long string from any other.
+BOUNDED_VERDICT_SCHEMA = _verdict_schema(
+    JSONSchema(type="string", maxLength=CLAIM_MAX_CHARS),
+    JSONSchema(type="string", maxLength=REASONING_MAX_CHARS),
 )
 
 SchemaMode = Literal["off", "json_schema", "json_object"]
@@ -37,9 +49,13 @@ request (Inspect's `response_schema`, OpenAI's `json_schema`); or inside
 `response_format: {"type": "json_object", "schema": ...}`, the form llama-cpp-python's
 OpenAI-compatible server accepts."""
 
-# Providers that enforce a response schema by constrained decoding, for which the schema is
-# on unless the task says otherwise.
-SCHEMA_BY_DEFAULT = ("gguf/",)
+# Providers that enforce a response schema by constrained decoding, in a grammar compiled from
+# it: the schema is on unless the task says otherwise, and sent with its bounds.
+GRAMMAR_PROVIDERS = ("gguf/",)
+# Providers whose server may compile a `json_object` format's schema into its grammar:
+# llama-cpp-python's, which an `openai-api/` server may be. OpenAI's JSON mode takes no schema,
+# nor does Ollama's.
+JSON_OBJECT_SCHEMA_PROVIDERS = ("llama-cpp-python/", "openai-api/")
 
 
 Constrained = bool | Literal["json_object"] | None
@@ -56,7 +72,7 @@ def check_constrained(value: object) -> Constrained:
 def schema_mode(constrained: Constrained, model: str) -> SchemaMode:
     """How the schema is sent to this model under the task option `constrained`."""
     if constrained is None:
-        return "json_schema" if model.startswith(SCHEMA_BY_DEFAULT) else "off"
+        return "json_schema" if model.startswith(GRAMMAR_PROVIDERS) else "off"
     if constrained == "json_object":
         return "json_object"
     return "json_schema" if constrained else "off"
@@ -89,17 +105,46 @@ def _plain_strings(schema: Any) -> Any:
 
 
 def json_object_schema() -> dict[str, Any]:
-    """The verdict schema as `-T constrained=json_object` sends it."""
+    """The verdict schema as `-T constrained=json_object` sends it, bounds and all.
+
+    Inspect passes `extra_body` on unchanged, so the bounds reach the server's grammar.
+    """
     schema: dict[str, Any] = _plain_strings(
-        VERDICT_SCHEMA.json_schema.model_dump(exclude_none=True)
+        BOUNDED_VERDICT_SCHEMA.json_schema.model_dump(exclude_none=True)
     )
     return schema
 
 
-def schema_args(mode: SchemaMode) -> dict[str, Any]:
+def schema_args(mode: SchemaMode, model: str) -> dict[str, Any]:
+    """The generate arguments that send the schema to `model` as `mode` says."""
     if mode == "json_schema":
-        return {"response_schema": VERDICT_SCHEMA}
+        bounded = model.startswith(GRAMMAR_PROVIDERS)
+        return {"response_schema": BOUNDED_VERDICT_SCHEMA if bounded else VERDICT_SCHEMA}
     if mode == "json_object":
         schema = json_object_schema()
         return {"extra_body": {"response_format": {"type": "json_object", "schema": schema}}}
     return {}
+
+
+def instead(mode: SchemaMode, model: str) -> str:
+    """What to run once `model` refused the schema as `mode` sends it: only what can work there.
+
+    `-T constrained=false` always works. `json_object` is offered only where a server may
+    compile its schema; `true` wherever the server may take its own structured-output request
+    (llama-cpp-python's server refuses it).
+    """
+    if mode == "json_object":
+        if model.startswith("llama-cpp-python/"):
+            return "run with -T constrained=false"
+        return (
+            "run with -T constrained=false, or -T constrained=true if the server takes the "
+            "schema that way"
+        )
+    if model.startswith(JSON_OBJECT_SCHEMA_PROVIDERS):
+        return (
+            "run with -T constrained=false, or -T constrained=json_object if the server takes "
+            "the schema that way"
+        )
+    if model.startswith("openai/"):
+        return "run with -T constrained=false (OpenAI's json_object format carries no schema)"
+    return "run with -T constrained=false"

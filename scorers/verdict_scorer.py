@@ -2,7 +2,7 @@
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Protocol, cast
 
 from inspect_ai.event import ErrorEvent
@@ -14,6 +14,7 @@ from inspect_ai.solver import TaskState
 from farejudge.core.case_schema import Verdict
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
+from farejudge.scorers.length_bounds import over_long, over_long_note
 from farejudge.scorers.metrics import (
     Counts,
     balanced_accuracy,
@@ -235,6 +236,9 @@ def score_reply(
         paragraphs.insert(1, f"Derived from its gold case by the edit {case.edit}.")
     if parsed.reasoning:
         paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
+    # Only a grammar holds a judge to the bounds; any other judge's verdict is checked here.
+    too_long = over_long(parsed.unsupported_claims, parsed.reasoning)
+    paragraphs.append(over_long_note(too_long))
     paragraphs.append(_set_aside_paragraph(parsed.set_aside))
     return Score(
         value=_value(case, parsed, cmp, spans),
@@ -249,6 +253,7 @@ def score_reply(
             "claims_missed": cmp.missed,
             "claims_extra": cmp.extra,
             "claims_not_in_answer": cmp.not_in_answer,
+            "over_long": [asdict(o) for o in too_long],
         },
     )
 

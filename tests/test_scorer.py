@@ -250,6 +250,23 @@ def test_a_cut_off_reply_is_a_judge_failure_even_where_a_verdict_parses(
     )
 
 
+def test_an_over_long_reasoning_is_flagged_and_still_scored_as_written() -> None:
+    reasoning = "x" * 450
+    reply = json.dumps({"grounded": True, "unsupported_claims": [], "reasoning": reasoning})
+    score = score_reply(CASES["t-conv"], reply)
+    assert score.answer != "judge failure"
+    assert score.metadata is not None
+    assert score.metadata["verdict"]["reasoning"] == reasoning
+    assert score.metadata["over_long"] == [{"field": "reasoning", "chars": 450, "bound": 400}]
+    assert "reasoning has 450 characters (bound 400)" in str(score.explanation)
+
+
+def test_a_verdict_within_its_bounds_is_not_flagged() -> None:
+    score = score_reply(CASES["t-conv"], '{"grounded": true, "unsupported_claims": []}')
+    assert score.metadata is not None and score.metadata["over_long"] == []
+    assert "length bounds" not in str(score.explanation)
+
+
 def test_claim_matching_is_one_to_one() -> None:
     answer = "It costs $25. It covers ages 6 to 18."
     cmp = compare_claims(["It costs $25", "costs $25."], ["costs $25"], answer)
