@@ -538,7 +538,8 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0, partial: bool
         pinned=_pinned(runs, cases, partial),
         stability=stability,
         unstable_cases=unstable,
-        max_epochs=int(cases["epochs"].max()),
+        # No case at all where every sample of every run errored.
+        max_epochs=int(cases["epochs"].max()) if len(cases) else 0,
         resamples=resamples,
         seed=seed,
         partial=partial,

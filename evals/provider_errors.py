@@ -5,24 +5,21 @@ provider's exception, so Inspect records a sample error (retried by `inspect eva
 whose message names the cause and quotes no credential.
 """
 
-import os
-import re
-
 from tenacity import RetryError
 
 from farejudge.core.inspect_internals import ModelGenerateError
+from farejudge.evals.credentials import redact_secrets
 
-# Names of environment variables whose values must never reach a log: a provider or a local
-# server may echo the credential it was sent inside its error text.
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
+# redact_secrets with the rest: the schema check redacts its rejection line too.
+__all__ = [
+    "JudgeUnreachable",
+    "SchemaRejected",
+    "describe_provider_error",
+    "provider_text",
+    "redact_secrets",
+]
+
 _MAX_ERROR_CHARS = 500
-
-
-def redact_secrets(text: str) -> str:
-    for name, value in os.environ.items():
-        if _SECRET_NAME.search(name) and len(value) >= 8:
-            text = text.replace(value, f"[{name} redacted]")
-    return text
 
 
 def provider_text(err: BaseException) -> tuple[BaseException, str, int | None]:

@@ -167,3 +167,31 @@ def test_a_run_stopped_by_fail_on_error_counts_errored_and_never_run_apart(
         assert f"`inspect eval-retry {log.location}`" in err
         # Nothing was left out on purpose: the report says --partial changed nothing.
         assert ("Every run here was given its whole case set." in md) == bool(options)
+
+
+@pytest.mark.slow
+def test_a_run_whose_every_sample_errored_is_incomplete_not_a_crash(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    count = 6
+    ids = write_cases(tmp_path / "cases.jsonl", count)
+    faults: dict[str, Fault] = dict.fromkeys(ids, "server error")
+    eval(
+        task_file(),
+        task_args={"dataset": str(tmp_path / "cases.jsonl"), "fail_on_error": False},
+        model=get_model(
+            "faulty_judge/dead", faults=faults, config=GenerateConfig(max_retries=1), memoize=False
+        ),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=1,
+    )
+    capsys.readouterr()
+
+    code, md, _ = compare(tmp_path)
+
+    err = capsys.readouterr().err
+    assert code == EXIT_GATE and "gate: INCOMPLETE (1)" in err, err
+    line = f"incomplete: v3 with faulty_judge/dead: {count} of {count} cases not judged "
+    assert f"{line}({count} errored, 0 never run)" in err
+    assert "## Gate: INCOMPLETE" in md

@@ -1,24 +1,38 @@
-"""API keys in the environment never reach a log, a report or an error message.
+"""API keys never reach a log, a report or an error message, even where a server echoes them.
 
 Three real CLI runs with sentinel keys in the environment: the OpenAI provider against a local
 OpenAI-compatible server (the key really is sent, as a bearer token; one request is refused),
-mockllm failing on every sample, and a bad option. Every file the runs write, under a HOME,
-XDG folders and TMPDIR of their own (so Inspect's trace logs and caches are searched too),
-is searched for the keys: zip members (.eval logs) and gzip files decompressed.
+mockllm failing on every sample, and a bad option. Then eight runs against a server that
+refuses one case with OpenAI's 401, quoting the bearer key it received: `openai-api/` and
+`openai/`, the key in the environment or given as `-M api_key=…`, each in both log formats,
+and `judge-compare` on each log. Every file the runs write, under a HOME, XDG folders and
+TMPDIR of their own (so Inspect's trace logs and caches are searched too), is searched for the
+keys: zip members (.eval logs) and gzip files decompressed.
 """
 
 import gzip
+import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import pytest
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import match
+from inspect_ai.solver import generate
 
+from farejudge.comparison.cli import run as judge_compare
+from farejudge.evals.credentials import Redactor, redactor
+from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.simulate.synthetic_cases import CASE_ID, gold_reply, write_cases
 from tests.cli import inspect_eval
 from tests.json_server import JsonHandler, chat_completion, serving
+from tests.standins.openai_errors import EchoesKey
 
 SENTINELS = {
     "OPENAI_API_KEY": "sk-sentinel-openai-5f0d1c9e7a",
@@ -56,6 +70,14 @@ def openai_server() -> Iterator[str]:
         yield url
 
 
+@pytest.fixture
+def echoing_server() -> Iterator[str]:
+    EchoesKey.refused = frozenset({REFUSED})
+    EchoesKey.keys = []
+    with serving(EchoesKey) as url:
+        yield url
+
+
 def written_texts(root: Path) -> Iterator[tuple[str, bytes]]:
     """Every file under root as bytes, and the decompressed members of zip and gzip files."""
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -82,6 +104,7 @@ def failures(log_dir: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.subprocess
 def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> None:
     cases = tmp_path / "cases.jsonl"
     ids = write_cases(cases, 4)
@@ -154,3 +177,163 @@ def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> No
     for log_file in written.glob("logs/*/*.eval"):
         header = read_eval_log(log_file, header_only=True).model_dump_json()
         assert not [name for name in SENTINELS if name in header]
+
+
+# One key per way of giving it: the server's record shows which one each run sent.
+ECHOED = {"env": "sk-echoed-env-3c9f1a7e5b", "-M": "sk-echoed-arg-8e2d6b0c4f"}
+# The refusal as the server worded it, with the key shown by the name it was given under.
+REDACTED_REFUSAL = re.compile(
+    r"Incorrect API key provided: \[(OPENAI_API_KEY|LOCAL_API_KEY|api_key) redacted\]\. "
+    r"You can find your API key at"
+)
+
+
+def echoed_runs(base_url: str, cases: Path, logs: Path, source: str) -> dict[str, list[str]]:
+    """`inspect eval` options per run: both providers, both log formats, the key from `source`."""
+    models = {
+        "openai-api": ["--model", "openai-api/local/m", "--model-base-url", base_url],
+        # openai/ reads its server from OPENAI_BASE_URL.
+        "openai": ["--model", "openai/gpt-4o-mini"],
+    }
+    key = ["-M", f"api_key={ECHOED['-M']}"] if source == "-M" else []
+    return {
+        f"{provider} {fmt}": [
+            *model,
+            *key,
+            *("-T", f"dataset={cases}", "-T", "fail_on_error=false"),
+            *("--log-format", fmt, "--log-dir", str(logs / f"{provider}-{fmt}")),
+        ]
+        for provider, model in models.items()
+        for fmt in ("json", "eval")
+    }
+
+
+def key_counts(
+    where: Path, keys: list[str], outputs: Sequence[tuple[str, str]] = ()
+) -> dict[str, int]:
+    """Occurrences of each key, per file (or archive member) and per output holding one."""
+    counts: dict[str, int] = {}
+    texts = [*written_texts(where), *((name, text.encode()) for name, text in outputs)]
+    for name, data in texts:
+        for key in keys:
+            if found := data.count(key.encode()):
+                counts[f"{name}: {key}"] = found
+    return counts
+
+
+@pytest.mark.subprocess
+def test_no_echoed_key_in_any_log(
+    tmp_path: Path, echoing_server: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    write_cases(cases, 3)
+    written = tmp_path / "written"
+    for folder in ("home", "tmp"):
+        (written / folder).mkdir(parents=True)
+    env = {
+        "OPENAI_BASE_URL": echoing_server,
+        "HOME": str(written / "home"),
+        "XDG_DATA_HOME": str(written / "data"),
+        "XDG_CACHE_HOME": str(written / "cache"),
+        "XDG_CONFIG_HOME": str(written / "config"),
+        "TMPDIR": str(written / "tmp"),
+        "COLUMNS": "400",
+    }
+    # The key in each provider's variable, or only on the command line.
+    key_env = {"env": {"OPENAI_API_KEY": ECHOED["env"], "LOCAL_API_KEY": ECHOED["env"]}, "-M": {}}
+    outputs: list[tuple[str, str]] = []
+    log_files: dict[str, Path] = {}
+    for source, extra_env in key_env.items():
+        logs = written / "logs" / source.strip("-")
+        runs = echoed_runs(echoing_server, cases, logs, source)
+        EchoesKey.keys = []
+        done = inspect_eval(list(runs.values()), env={**env, **extra_env})
+        for name, run in zip(runs, done, strict=True):
+            outputs.append((f"{source} {name} output", run.stdout + run.stderr))
+            assert run.returncode == 0, run.stdout + run.stderr
+            (log_files[f"{source} {name}"],) = (logs / name.replace(" ", "-")).iterdir()
+        assert set(EchoesKey.keys) == {ECHOED[source]}, "the runs sent the key given"
+    for name, log_file in log_files.items():
+        report = written / "reports" / name.replace(" ", "-")
+        # Exit 1: the gate is incomplete, one case errored.
+        assert judge_compare([str(log_file), "--out", str(report), "--resamples", "100"]) == 1
+        said = capsys.readouterr()
+        outputs.append((f"{name} judge-compare", said.out + said.err))
+
+    assert list(written.glob("reports/*/report.md")), "judge-compare wrote its reports"
+    assert list(written.glob("data/inspect_ai/traces/*")), "Inspect wrote its trace logs"
+    assert key_counts(written, list(ECHOED.values()), outputs) == {}
+
+    # Each log reads back, its refusal errored the sample, and the text around the key is kept
+    # wherever Inspect recorded it.
+    for name, log_file in log_files.items():
+        log = read_eval_log(log_file)
+        assert log.samples, name
+        refused = next(s for s in log.samples if s.id == REFUSED)
+        assert refused.error and REDACTED_REFUSAL.search(refused.error.message), name
+        (event,) = [e for e in refused.events if isinstance(e, ModelEvent)]
+        assert event.error and REDACTED_REFUSAL.search(event.error), name
+        assert [s.error for s in log.samples if s.id != REFUSED] == [None, None], name
+
+
+def test_a_redactor_keeps_the_text_around_each_credential() -> None:
+    redact = Redactor({"sk-abc-12345678": "SHORT_KEY", "sk-abc-12345678-long": "LONG_KEY"})
+    said = "refused sk-abc-12345678-long; then sk-abc-12345678."
+    assert redact(said) == "refused [LONG_KEY redacted]; then [SHORT_KEY redacted]."
+    unrelated = "nothing secret here"
+    assert redact(unrelated) is unrelated
+    assert redact.found_in(b'{"message": "refused sk-abc-12345678"}')
+    assert not redact.found_in(b"sk-abc-1234567")
+    # As JSON writes it: a quote in the key is escaped in the file.
+    assert Redactor({'sk-"quoted"-key': "K"}).found_in(b'"sk-\\"quoted\\"-key"')
+
+
+def test_short_values_and_harmless_names_are_not_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAREJUDGE_TEST_API_KEY", "none")
+    monkeypatch.setenv("FAREJUDGE_TEST_SETTING", "sk-looks-like-a-key")
+    monkeypatch.setenv("FAREJUDGE_TEST_TOKEN", "tok-9f8e7d6c5b")
+    said = "none sk-looks-like-a-key tok-9f8e7d6c5b"
+    assert redactor()(said) == "none sk-looks-like-a-key [FAREJUDGE_TEST_TOKEN redacted]"
+    # A model argument whose name marks it as secret counts too.
+    assert redactor([("client_secret", "cs-1a2b3c4d5e")])("cs-1a2b3c4d5e") == (
+        "[client_secret redacted]"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("log_format", ["json", "eval"])
+def test_a_log_written_in_process_is_rewritten_and_reads_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, log_format: Literal["json", "eval"]
+) -> None:
+    # A credential in the environment, one given to the provider, one among its arguments.
+    keys = {"env": "tok-env-6d5c4b3a21", "api_key": "sk-arg-7e6d5c4b32", "arg": "cs-3f2e1d0c9b"}
+    monkeypatch.setenv("FAREJUDGE_TEST_TOKEN", keys["env"])
+    reply = ModelOutput.from_content("mockllm/model", "Keys: " + ", ".join(keys.values()))
+    reply.usage = ModelUsage(input_tokens=10, output_tokens=10, total_tokens=20)
+    model = get_model(
+        "mockllm/model",
+        custom_outputs=[reply],
+        api_key=keys["api_key"],
+        client_secret=keys["arg"],
+        memoize=False,
+    )
+    task = Task(
+        dataset=[Sample(input=f"Repeat {keys['env']}", target="x")],
+        solver=generate(),
+        scorer=match(),
+    )
+
+    # What the project's task does as it is created.
+    install_log_redaction()
+    (log,) = eval(task, model=model, log_dir=str(tmp_path), log_format=log_format)
+
+    assert key_counts(tmp_path, list(keys.values())) == {}
+    written = read_eval_log(log.location)
+    (sample,) = written.samples or []
+    assert sample.input == "Repeat [FAREJUDGE_TEST_TOKEN redacted]"
+    assert sample.output.completion == (
+        "Keys: [FAREJUDGE_TEST_TOKEN redacted], [api_key redacted], [client_secret redacted]"
+    )
+    assert written.eval.model_args["client_secret"] == "[client_secret redacted]"

@@ -1,0 +1,81 @@
+"""The credentials a run holds, and text with each one shown by its name instead.
+
+A server may quote back the credential it was sent, inside an error text that ends up in a
+log or on the terminal. Any value that is a credential is replaced by `[NAME redacted]`, NAME
+being the variable or argument it came from, and the text around it is kept.
+"""
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+
+# Names that mark a value as secret: of an environment variable, or of a model argument.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+# Shorter values ("none", "dummy", "1") are words a log holds anyway: replacing each of them
+# would garble the log and protect nothing.
+MIN_SECRET_CHARS = 8
+
+_given: dict[str, str] = {}
+"""Credential → the name it is shown by, for keys a provider was handed directly
+(`-M api_key=…`), which no environment variable holds."""
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name))
+
+
+def remember(name: str, value: str) -> None:
+    """Redact `value` from now on, as `name`: a credential given other than in the environment."""
+    if len(value) >= MIN_SECRET_CHARS:
+        _given.setdefault(value, name)
+
+
+class Redactor:
+    """Replaces each of a set of credentials, longest first, with its name."""
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self._names = dict(names)
+        # Longest first: the regex takes the first alternative that matches, so a credential
+        # that contains another is replaced whole.
+        ordered = sorted(self._names, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        # As a file holds each: JSON escapes quotes and backslashes, and may escape non-ASCII.
+        written = {form.encode() for value in ordered for form in _json_forms(value)}
+        self._bytes = re.compile(b"|".join(map(re.escape, written))) if written else None
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def __call__(self, text: str) -> str:
+        """`text` with every credential replaced; `text` itself where it holds none."""
+        if self._pattern is None or not self._pattern.search(text):
+            return text
+        return self._pattern.sub(lambda found: f"[{self._names[found.group()]} redacted]", text)
+
+    def found_in(self, data: bytes) -> bool:
+        """Whether the bytes of a text file, JSON included, hold any of the credentials."""
+        return self._bytes is not None and self._bytes.search(data) is not None
+
+
+def _json_forms(value: str) -> set[str]:
+    return {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+
+
+def redactor(named_values: Iterable[tuple[str, object]] = ()) -> Redactor:
+    """The credentials known now: the environment's, those remembered, and `named_values`'.
+
+    A value counts where its name marks it as secret. The environment is read on each call:
+    a run may set a key there after it starts.
+    """
+    names: dict[str, str] = {}
+    for name, value in [*os.environ.items(), *named_values]:
+        if is_secret_name(name) and isinstance(value, str) and len(value) >= MIN_SECRET_CHARS:
+            names.setdefault(value, name)
+    # A key that is also in the environment is named by its variable.
+    return Redactor({**_given, **names})
+
+
+def redact_secrets(text: str) -> str:
+    """`text` with every credential known now replaced by its name."""
+    return redactor()(text)
