@@ -5,12 +5,13 @@ not be reached, or refused the request, is not: the sample errors (Inspect lists
 cause and `inspect eval-retry` judges it again) instead of counting against the judge.
 """
 
-from inspect_ai.model import ModelRefusalError
+from inspect_ai.model import ModelRefusalError, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import LimitExceededError
 
 from farejudge.core.inspect_internals import TerminateSampleError
 from farejudge.evals.provider_errors import JudgeUnreachable, describe_provider_error
+from farejudge.evals.retry_policy import leave_retries_to_inspect
 from farejudge.evals.schema_check import SchemaCheck
 from farejudge.evals.verdict_schema import Constrained, schema_mode
 
@@ -30,6 +31,9 @@ def judge_generate(constrained: Constrained = None) -> Solver:
     schema_check.probe(constrained)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        # Each sample, not once: a provider may build a new client (after a credential
+        # refresh, or a new eval of the same model in judge-matrix).
+        leave_retries_to_inspect(get_model())
         model = str(state.model)
         mode = schema_mode(constrained, model)
         if mode != "off":

@@ -13,7 +13,9 @@ from farejudge.core.errors import InputError
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.judge_call import judge_generate
+from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
+from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
 from farejudge.scorers.review import METAMORPHIC_VIEWER, REVIEW_VIEWER
@@ -53,6 +55,9 @@ def judge_groundedness(
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
+    # Registered here, after Inspect's start-up: a hook registered through the entry point
+    # makes Inspect print a "hooks enabled" banner before every run, even a one-line error.
+    install_log_redaction()
     if unknown:
         raise InputError(
             [f"-T {name}: not an option of judge_groundedness" for name in unknown]
@@ -73,6 +78,9 @@ def judge_groundedness(
     return Task(
         dataset=MemoryDataset(samples, name=Path(dataset).stem, location=str(dataset)),
         solver=judge_generate(schema),
+        # Bounded retries, so that an outage errors samples and fail_on_error can stop the
+        # run; --max-retries and --timeout override them.
+        config=retry_config(),
         scorer=verdict_agreement(),
         # No reduction over epochs: the metrics count every case-epoch (for their ratios the
         # same as each case adding the share of its epochs), the value's strings stay

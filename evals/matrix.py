@@ -1,6 +1,7 @@
 """judge-matrix: every prompt version, every judge model, every epoch, as one Inspect eval set.
 
     judge-matrix --model openai/gpt-4o-mini,anthropic/claude-3-5-haiku-latest --epochs 3
+    LOCAL_API_KEY=none judge-matrix --model openai-api/local/my-model --model-base-url http://127.0.0.1:8000/v1
 
 Run again with the same options, it reuses the runs that finished and redoes the rest.
 An eval set knows its tasks by their options, not by the contents of the case files, so a
@@ -24,6 +25,7 @@ from rich.text import Text
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import version_names
+from farejudge.evals.retry_policy import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 
 DEFAULT_LOG_DIR = "logs/matrix"
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_INPUT = 0, 1, 2
@@ -66,9 +68,15 @@ def run_matrix(
     task_args: dict[str, Any] | None = None,
     limit: int | None = None,
     max_connections: int | None = None,
+    max_retries: int | None = None,
+    timeout: int | None = None,
     display: DisplayType | None = None,
 ) -> bool:
-    """Run (or finish) the matrix into `log_dir`; True when every run succeeded."""
+    """Run (or finish) the matrix into `log_dir`; True when every run succeeded.
+
+    `max_retries` and `timeout` override the task's bounded retry policy, as `inspect eval
+    --max-retries/--timeout` do; a retry of errored samples keeps what each run was given.
+    """
     tasks = matrix_tasks(versions or version_names(), task_args or {})
     stale = stale_logs(log_dir, tasks)
     if stale:
@@ -83,6 +91,14 @@ def run_matrix(
         epochs=epochs,
         limit=limit,
         max_connections=max_connections,
+        max_retries=max_retries,
+        timeout=timeout,
+        # Inspect reruns a run that stopped up to 10 times by default, at once, each rerun
+        # as long as the run: an outage that stopped it would hold each version for ten times
+        # its retry bound. A stopped run stays stopped; judge-matrix again finishes it.
+        # (retry_immediate=False: Inspect warns that True means nothing with no reruns.)
+        retry_attempts=0,
+        retry_immediate=False,
         display=display,
     )
     # Under the task's error threshold a run succeeds with its errored samples unscored, and
@@ -108,23 +124,36 @@ def _errored_samples(log: EvalLog) -> int:
     return log.results.total_samples - log.results.completed_samples
 
 
-def _model(name: str) -> Model:
+def _model(name: str, base_url: str | None, model_args: dict[str, Any]) -> Model:
     """The judge model, resolved before any run starts, so a bad name stops nothing midway."""
     try:
-        return get_model(name)
-    except ValueError as err:
-        # Inspect says a provider is unknown with a ValueError (and a traceback).
+        return get_model(name, base_url=base_url, **model_args)
+    except (ValueError, TypeError) as err:
+        # Inspect says a provider is unknown with a ValueError, and a provider's client refuses
+        # an argument it does not take with a TypeError (each with a traceback).
         raise PrerequisiteError(f"--model {name}: {err}") from err
 
 
-def _task_arg(text: str) -> tuple[str, Any]:
+def _key_value(text: str) -> tuple[str, Any]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"{text!r} is not key=value")
+    # Read values as `inspect eval -T/-M` do, so `constrained=true` is a boolean here too.
+    return key, yaml.safe_load(value)
+
+
+def _task_arg(text: str) -> tuple[str, Any]:
+    key, value = _key_value(text)
     if key == "prompt_version":
         raise argparse.ArgumentTypeError("prompt_version is what the matrix varies; use --versions")
-    # Read values as `inspect eval -T` does, so `constrained=true` is a boolean here too.
-    return key, yaml.safe_load(value)
+    return key, value
+
+
+def _model_arg(text: str) -> tuple[str, Any]:
+    key, value = _key_value(text)
+    if key == "base_url":
+        raise argparse.ArgumentTypeError("give the base URL as --model-base-url")
+    return key, value
 
 
 def _names(text: str) -> list[str]:
@@ -162,6 +191,30 @@ def _parser() -> argparse.ArgumentParser:
         "--max-connections", type=int, help="concurrent connections per model provider"
     )
     parser.add_argument(
+        "--max-retries",
+        type=int,
+        help="retries of a failed judge call (default: the task's, "
+        f"{DEFAULT_MAX_RETRIES}); the provider SDK's own retries are off",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=int,
+        help="seconds after which a failed judge call is not tried again (default: the "
+        f"task's, {DEFAULT_TIMEOUT})",
+    )
+    parser.add_argument(
+        "--model-base-url", help="the judge models' API base URL (e.g. a local server's /v1)"
+    )
+    parser.add_argument(
+        "-M",
+        dest="model_args",
+        type=_model_arg,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="model argument, for every judge model, e.g. -M api_key=...",
+    )
+    parser.add_argument(
         "-T",
         dest="task_args",
         type=_task_arg,
@@ -188,7 +241,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INPUT
     try:
-        models = [_model(name) for name in args.model]
+        models = [_model(name, args.model_base_url, dict(args.model_args)) for name in args.model]
         success = run_matrix(
             models=models,
             epochs=args.epochs,
@@ -197,6 +250,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             task_args=dict(args.task_args),
             limit=args.limit,
             max_connections=args.max_connections,
+            max_retries=args.max_retries,
+            timeout=args.timeout,
         )
     except PrerequisiteError as err:
         # Inspect words these messages in rich markup for its own console.

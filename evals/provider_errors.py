@@ -39,7 +39,8 @@ def describe_provider_error(err: BaseException) -> str:
     attempts = ""
     if isinstance(err, RetryError):
         # Inspect's retry gives up by raising tenacity's wrapper; the cause is the last attempt.
-        attempts = f" (gave up after {err.last_attempt.attempt_number} attempts)"
+        n = err.last_attempt.attempt_number
+        attempts = f" (gave up after {n} attempt{'' if n == 1 else 's'})"
     cause, text, status = provider_text(err)
     if status is not None and str(status) not in text:
         text = f"HTTP {status}: {text}"

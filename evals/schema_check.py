@@ -22,6 +22,7 @@ from farejudge.evals.provider_errors import (
     provider_text,
     redact_secrets,
 )
+from farejudge.evals.retry_policy import leave_retries_to_inspect
 from farejudge.evals.verdict_schema import (
     Constrained,
     SchemaMode,
@@ -137,6 +138,8 @@ def _probe(model: Model, mode: SchemaMode) -> tuple[bool, BaseException | None]:
             memoize=False,
             **model.model_args,
         )
+        # One attempt, as said above: not the SDK's own retries under it either.
+        leave_retries_to_inspect(fresh)
         async with fresh:
             output = await fresh.api.generate(
                 [ChatMessageUser(content="Reply with a verdict.")],

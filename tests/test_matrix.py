@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import get_model
 
 from farejudge.comparison.cli import EXIT_OK
 from farejudge.comparison.cli import run as compare
@@ -22,6 +22,7 @@ from tests.judge_runs import replies, write_cases
 MODELS = ["mockllm/judge-a", "mockllm/judge-b"]
 
 
+@pytest.mark.slow
 def test_matrix_runs_every_version_and_model_then_reuses_them(tmp_path: Path) -> None:
     cases_file = write_cases(tmp_path / "cases.jsonl")
     cases = load_cases(cases_file)
@@ -92,6 +93,29 @@ def test_matrix_reports_a_bad_task_option(
     assert "-T datset: not an option of judge_groundedness" in capsys.readouterr().err
 
 
+def test_matrix_takes_the_base_url_as_an_option_not_a_model_argument(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # As a model argument it would reach get_model() beside base_url: a TypeError.
+    with pytest.raises(SystemExit) as exit_:
+        run(["--model", "openai-api/local/m", "-M", "base_url=http://127.0.0.1:8000/v1"])
+    assert exit_.value.code == EXIT_INPUT
+    assert "give the base URL as --model-base-url" in capsys.readouterr().err
+
+
+def test_matrix_reports_a_model_argument_the_provider_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOCAL_API_KEY", "none")
+    argv = ["--model", "openai-api/local/m", "--model-base-url", "http://127.0.0.1:9/v1"]
+    code = run([*argv, "-M", "no_such_option=1", "--log-dir", str(tmp_path)])
+    assert code == EXIT_INPUT
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("judge-matrix: error: --model openai-api/local/m: ")
+    assert "no_such_option" in line
+    assert not list(tmp_path.iterdir())
+
+
 def test_matrix_reports_an_unknown_model_before_running(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -111,18 +135,18 @@ def faulty_matrix(
     if outage_over:
         os.environ[OUTAGE_OVER] = "1"
     success = run_matrix(
-        # Inspect retries a server error without end unless told; a real outage outlasts it.
-        models=[
-            get_model("faulty_judge/matrix", faults=outages, config=GenerateConfig(max_retries=1))
-        ],
+        models=[get_model("faulty_judge/matrix", faults=outages)],
         log_dir=log_dir,
         versions=["v3"],
         task_args={"dataset": cases_file, "fail_on_error": 0.5},
+        # As --max-retries does, over the task's bound: a real outage outlasts either.
+        max_retries=1,
         display="none",
     )
     return success, dict(CALLS)
 
 
+@pytest.mark.subprocess
 def test_matrix_run_again_judges_exactly_the_errored_samples(tmp_path: Path) -> None:
     ids = write_synthetic(tmp_path / "cases.jsonl", 12)
     outages: dict[str, Fault] = {ids[0]: "server error", ids[5]: "connection dropped"}
