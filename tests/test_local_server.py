@@ -1,7 +1,8 @@
 """The README's local-server commands, run as written against llama-cpp-python's server.
 
-The server is `python -m llama_cpp.server` on the packaged SmolLM2, started by the README's
-own command line (only the port changed). The eval is the README's command line (only the
+The server is llama-cpp-python's (`python -m farejudge.providers.gguf.server` runs it with the
+`gguf/` provider's native settings) on the packaged SmolLM2, started by the README's own command
+line (only the port changed). The eval is the README's command line (only the
 port changed) plus run-size options, three ways: without the schema, with the schema as
 `json_object` (which that server takes), and with it as `json_schema` (which it refuses with
 HTTP 500 on every request: the run must stop at once and say so in one line).
@@ -25,7 +26,11 @@ from inspect_ai.log import EvalLog, read_eval_log
 
 from farejudge.core.errors import InputError
 from farejudge.evals.schema_check import FIRST_SCHEMA_ATTEMPTS
-from farejudge.evals.verdict_schema import VERDICT_SCHEMA, json_object_schema
+from farejudge.evals.verdict_schema import (
+    BOUNDED_VERDICT_SCHEMA,
+    VERDICT_SCHEMA,
+    json_object_schema,
+)
 from tests.json_server import JsonHandler, chat_completion, serving
 from tests.local_server import (
     README_PORT,
@@ -71,7 +76,11 @@ ENV = {
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     port = free_port()
-    command = on_port(readme_command("llama_cpp.server"), f"--port {README_PORT}", f"--port {port}")
+    command = on_port(
+        readme_command("farejudge.providers.gguf.server"),
+        f"--port {README_PORT}",
+        f"--port {port}",
+    )
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
     # Loopback only. The server's own defaults, stated: 2,048 tokens of context hold a
     # ~750-token prompt and 512 new ones; one decode thread leaves a core to Inspect.
@@ -125,6 +134,8 @@ def judged(timed: TimedRun) -> EvalLog:
     return log
 
 
+@pytest.mark.model
+@pytest.mark.subprocess
 @needs_server
 def test_unconstrained_run_scores_every_sample(runs: dict[str, TimedRun]) -> None:
     log = judged(runs["unconstrained"])
@@ -133,6 +144,8 @@ def test_unconstrained_run_scores_every_sample(runs: dict[str, TimedRun]) -> Non
         assert sample.metadata["schema_mode"] == "off"
 
 
+@pytest.mark.model
+@pytest.mark.subprocess
 @needs_server
 def test_json_object_run_parses_every_reply(runs: dict[str, TimedRun]) -> None:
     log = judged(runs["json_object"])
@@ -147,8 +160,8 @@ def test_json_object_run_parses_every_reply(runs: dict[str, TimedRun]) -> None:
         assert event.call is not None
         extra_body = event.call.request["extra_body"]
         assert isinstance(extra_body, dict) and extra_body["response_format"] == sent
-    # The verdict schema, each string's characters spelled out as a pattern.
-    verdict = VERDICT_SCHEMA.json_schema.model_dump(exclude_none=True)
+    # The verdict schema, bounded, each string's characters spelled out as a pattern.
+    verdict = BOUNDED_VERDICT_SCHEMA.json_schema.model_dump(exclude_none=True)
     assert list(schema["properties"]) == list(verdict["properties"])
     assert schema["required"] == verdict["required"]
     reasoning = schema["properties"]["reasoning"]
@@ -172,6 +185,8 @@ def test_json_object_strings_hold_no_raw_control_character() -> None:
         assert bool(re.fullmatch(pattern, text)) is allowed
 
 
+@pytest.mark.model
+@pytest.mark.subprocess
 @needs_server
 def test_json_schema_run_stops_at_once_with_one_line(runs: dict[str, TimedRun]) -> None:
     timed = runs["json_schema"]
@@ -235,6 +250,7 @@ def stand_in_eval(url: str, log_dir: Path) -> EvalLog:
     return log
 
 
+@pytest.mark.slow
 def test_a_refused_schema_ends_the_run_before_it_starts(stand_in: str, tmp_path: Path) -> None:
     with pytest.raises(InputError) as refused:
         stand_in_eval(stand_in, tmp_path)
@@ -249,6 +265,7 @@ def test_a_refused_schema_ends_the_run_before_it_starts(stand_in: str, tmp_path:
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_where_the_probe_cannot_tell_the_first_request_stops_the_run(
     stand_in: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,12 +7,19 @@ Usage::
 
 Model args (-M): model_path, n_ctx (default 4096), n_threads (decode threads, default
 half the CPUs), n_threads_batch (prompt-processing threads, default all CPUs), max_items
-(cap on every array of a response schema), verbose; any other -M key is passed to
-`llama_cpp.Llama` unchanged (n_batch, chat_format, ...).
+(cap on every array of a response schema), extra_bufts (llama.cpp's extra buffer types,
+default false: their AMX kernel dies with SIGILL on some CPUs; see `native.py`), verbose;
+any other -M key is passed to `llama_cpp.Llama` unchanged (n_batch, chat_format, ...).
+
+Creating the provider checks, once per model file, llama.cpp build and machine, that
+llama.cpp runs the model on this CPU (`native_check.py`); a build that cannot stops the
+run with one line. `python -m farejudge.providers.gguf.server` is llama-cpp-python's
+server with the same settings and check.
 
 This package registers the `gguf` provider with Inspect and exports it, its
 `GGUFModelAPI`, and the pure request, response and grammar helpers that can be checked
-without a model. `llama_cpp` is imported only when the first model is loaded:
+without a model. `llama_cpp` is imported only when the first model is loaded (the check
+finds its files without importing it, and runs it in a child process):
 `evals/_registry.py` imports this package for every Inspect run (including runs that
 never touch a local model), so importing it must stay cheap and must not fail when
 llama-cpp-python is absent.

@@ -2,9 +2,11 @@
 
 `GGUFModelAPI` turns `-M` model args into one `llama_cpp.Llama`, loaded on first use,
 and runs every call on it one at a time in a worker thread, so the event loop stays free
-and consecutive prompts reuse llama.cpp's KV cache for the prefix they share. The
-request and response mapping, grammar, performance counters and exit clean-up it uses
-live in the sibling modules.
+and consecutive prompts reuse llama.cpp's KV cache for the prefix they share. Before
+that, when it is created, it makes sure llama.cpp runs the model on this CPU (once per
+model file, build and machine; see `native_check.py`). The request and response mapping,
+grammar, native settings, performance counters and exit clean-up it uses live in the
+sibling modules.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from farejudge.providers.gguf.mapping import (
     overflow_output,
 )
 from farejudge.providers.gguf.models import KNOWN_MODELS, resolve_model_path
+from farejudge.providers.gguf.native import load_llama
+from farejudge.providers.gguf.native_check import LLAMA_CPP_MISSING, ensure_llama_runs
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
 
 if TYPE_CHECKING:
@@ -58,6 +62,18 @@ def default_threads() -> tuple[int, int]:
     return max(1, cpus // 2), cpus
 
 
+def _flag(name: str, value: bool | str) -> bool:
+    """A yes/no `-M` value: a YAML boolean from the command line, or its text."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise PrerequisiteError(f"gguf: -M {name}={value}: give true or false")
+
+
 class GGUFModelAPI(ModelAPI):
     """Runs a GGUF model in this process through llama-cpp-python.
 
@@ -78,6 +94,7 @@ class GGUFModelAPI(ModelAPI):
         n_threads: int | str | None = None,
         n_threads_batch: int | str | None = None,
         max_items: int | str | None = None,
+        extra_bufts: bool | str = False,
         verbose: bool = False,
         **model_args: Any,
     ) -> None:
@@ -102,9 +119,18 @@ class GGUFModelAPI(ModelAPI):
             int(n_threads_batch) if n_threads_batch is not None else threads_batch
         )
         self.verbose = bool(verbose)
+        # Off by default: on CPUs that report AMX, llama.cpp's AMX buffer type dies with
+        # SIGILL on the first prompt of a few hundred tokens (see native.py).
+        self.extra_bufts = _flag("extra_bufts", extra_bufts)
         # Anything else given with -M (n_batch, chat_format, n_gpu_layers, ...) goes
         # straight to the Llama constructor.
         self.llama_args: dict[str, Any] = dict(model_args)
+        # Here and not at load time: Inspect creates the provider before the run starts,
+        # where a PrerequisiteError ends it with its one line; raised from a sample, it
+        # would be one sample's error.
+        ensure_llama_runs(
+            self.model_path, extra_bufts=self.extra_bufts, llama_args=self.llama_kwargs()
+        )
         self._llm: Llama | None = None
         # The thread lock is what guards the Llama object (valid across event loops and
         # backends); the per-event-loop async lock makes waiters queue without each
@@ -114,26 +140,31 @@ class GGUFModelAPI(ModelAPI):
 
     # -- llama.cpp access ------------------------------------------------------------
 
+    def llama_kwargs(self) -> dict[str, Any]:
+        """The `llama_cpp.Llama` keyword arguments besides the model path and `verbose`."""
+        return {
+            "n_ctx": self.n_ctx,
+            "n_threads": self.n_threads,
+            "n_threads_batch": self.n_threads_batch,
+            **self.llama_args,
+        }
+
     def create_llama(self) -> Llama:
         """Build the `llama_cpp.Llama` this provider runs (called once, on first use).
 
         A subclass may override it to run another object with the same methods
-        (`create_chat_completion`, `tokenize`, `close`), e.g. a stand-in in tests.
+        (`create_chat_completion`, `tokenize`, `close`), e.g. a stand-in in tests; the
+        native check, when the provider is created, still runs on the model file.
         """
         try:
-            from llama_cpp import Llama
+            return load_llama(
+                self.model_path,
+                extra_bufts=self.extra_bufts,
+                verbose=self.verbose,
+                **self.llama_kwargs(),
+            )
         except ImportError as ex:
-            raise PrerequisiteError(
-                "gguf: llama-cpp-python is not installed (pip install llama-cpp-python)"
-            ) from ex
-        return Llama(
-            model_path=str(self.model_path),
-            n_ctx=self.n_ctx,
-            n_threads=self.n_threads,
-            n_threads_batch=self.n_threads_batch,
-            verbose=self.verbose,
-            **self.llama_args,
-        )
+            raise PrerequisiteError(LLAMA_CPP_MISSING) from ex
 
     def _load(self) -> Llama:
         # Callers hold the thread lock, so two first calls cannot load the model twice.
