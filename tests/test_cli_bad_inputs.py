@@ -146,6 +146,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Run, Path,
     return {name: (run, *place) for name, run, place in zip(ROWS, results, places, strict=True)}
 
 
+@pytest.mark.subprocess
 @pytest.mark.parametrize("name", list(ROWS))
 def test_bad_input_ends_the_run_with_one_clear_line(
     name: str, runs: dict[str, tuple[Run, Path, Path]]

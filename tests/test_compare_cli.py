@@ -66,6 +66,7 @@ def compare(logs: dict[str, Path], variant: str, out: Path, *extra: str) -> tupl
     return code, (out / "report.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_known_flips_per_version(logs: dict[str, Path]) -> None:
     report = build_report(load_runs([str(logs["base"]), str(logs["good"])]), resamples=200)
     assert report.runs.versions == ["v1", "v2", "v3"]
@@ -82,6 +83,7 @@ def test_known_flips_per_version(logs: dict[str, Path]) -> None:
     assert all(check.holds for check in report.pinned)
 
 
+@pytest.mark.slow
 def test_good_newest_version_passes_the_gate(
     logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -106,6 +108,7 @@ def test_good_newest_version_passes_the_gate(
     assert "fresh-001" in html
 
 
+@pytest.mark.slow
 def test_newest_version_breaking_a_case_fails_the_gate_and_names_it(
     logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -117,6 +120,7 @@ def test_newest_version_breaking_a_case_fails_the_gate_and_names_it(
     assert "FAIL: v3 breaks t-price" in md
 
 
+@pytest.mark.slow
 def test_an_allowed_case_does_not_fail_the_gate(
     logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -130,6 +134,7 @@ def test_an_allowed_case_does_not_fail_the_gate(
     assert code == EXIT_OK
 
 
+@pytest.mark.slow
 def test_failing_pinned_case_fails_the_gate(
     logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -140,6 +145,7 @@ def test_failing_pinned_case_fails_the_gate(
     assert "| fresh-001 | v3 | mockllm/model | FAILS |" in md
 
 
+@pytest.mark.slow
 def test_judge_failure_counts_against_the_version_visibly(
     logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -164,6 +170,7 @@ def test_unusable_input_exits_2_with_one_line(
     assert "no Inspect logs" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_missing_allow_file_exits_2(
     logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -172,6 +179,7 @@ def test_missing_allow_file_exits_2(
     assert "--allow-file" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 def test_console_script_exit_code(logs: dict[str, Path], tmp_path: Path) -> None:
     done = subprocess.run(
         [
@@ -194,6 +202,7 @@ def test_console_script_exit_code(logs: dict[str, Path], tmp_path: Path) -> None
     assert "t-price" in done.stderr
 
 
+@pytest.mark.slow
 def test_stability_across_epochs(tmp_path: Path) -> None:
     cases = write_cases(tmp_path / "cases.jsonl")
     run_version("v3", {"t-conv": "flaky"}, cases, tmp_path / "logs", epochs=3)
@@ -208,6 +217,7 @@ def test_stability_across_epochs(tmp_path: Path) -> None:
     assert "| v3 | mockllm/model | 5 | 1 (share 0.20 [" in md
 
 
+@pytest.mark.slow
 def test_point_estimates_equal_inspects_own_metrics_over_epochs(tmp_path: Path) -> None:
     """Per-epoch rows averaged per case give what Inspect's epoch-mean metrics give."""
     cases = write_cases(tmp_path / "cases.jsonl")
@@ -253,6 +263,7 @@ def _version(log: Path) -> object:
     return (read_eval_log(str(log), header_only=True).eval.metadata or {}).get("prompt_version")
 
 
+@pytest.mark.slow
 def test_a_log_from_before_span_scores_still_compares(
     logs: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -279,6 +290,7 @@ def _with_gold(cases: Path, case_id: str, label: dict[str, object], out: Path) -
     return out
 
 
+@pytest.mark.slow
 def test_a_case_whose_gold_changed_between_runs_is_listed_and_never_a_flip(
     tmp_path: Path,
 ) -> None:
@@ -308,6 +320,7 @@ def test_a_case_whose_gold_changed_between_runs_is_listed_and_never_a_flip(
     assert "| t-price | v2 | v3 | mockllm/model |" in section
 
 
+@pytest.mark.slow
 def test_a_perfect_judge_on_other_cases_passes_with_pinned_cases_not_in_the_case_set(
     tmp_path: Path,
 ) -> None:
@@ -321,6 +334,7 @@ def test_a_perfect_judge_on_other_cases_passes_with_pinned_cases_not_in_the_case
     assert "| fresh-001 | v3 | mockllm/model | not in this case set |" in pinned
 
 
+@pytest.mark.slow
 def test_runs_with_no_case_in_common_are_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

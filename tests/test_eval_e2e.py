@@ -36,6 +36,7 @@ def metrics(log: EvalLog) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("version", ["v1", "v2", "v3"])
+@pytest.mark.slow
 def test_echoing_gold_scores_perfectly(version: str, tmp_path: Path) -> None:
     log = run(version, echo_gold, tmp_path)
     m = metrics(log)
@@ -63,6 +64,7 @@ def test_echoing_gold_scores_perfectly(version: str, tmp_path: Path) -> None:
         assert score.explanation and score.explanation.startswith("Agree:")
 
 
+@pytest.mark.slow
 def test_inverting_gold_scores_zero(tmp_path: Path) -> None:
     m = metrics(run("v3", invert_gold, tmp_path))
     assert m["verdict_accuracy"] == 0.0
@@ -78,6 +80,7 @@ def quote_whole_answer(case: Case) -> str:
     return json.dumps({"grounded": False, "unsupported_claims": [case.answer]})
 
 
+@pytest.mark.slow
 def test_quoting_whole_answers_loses_span_precision_not_claim_precision(tmp_path: Path) -> None:
     lazy = metrics(run("v3", quote_whole_answer, tmp_path / "lazy"))
     exact = metrics(run("v3", echo_gold, tmp_path / "exact"))
@@ -88,6 +91,7 @@ def test_quoting_whole_answers_loses_span_precision_not_claim_precision(tmp_path
     assert lazy["span_f1"] < exact["span_f1"] == 1.0
 
 
+@pytest.mark.slow
 def test_unparseable_replies_are_judge_failures(tmp_path: Path) -> None:
     broken = {c.id for c in CASES[::3]}
 

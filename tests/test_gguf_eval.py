@@ -13,6 +13,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.model
 def test_two_cases_of_each_version_parse_as_verdicts(tmp_path: Path) -> None:
     logs = eval(
         [judge_groundedness(prompt_version=v) for v in ("v1", "v2", "v3")],

@@ -45,6 +45,7 @@ def label_in_browser(
             expect(page.locator("#progress")).to_have_text(f"{index + 1} of 10 labelled")
 
 
+@pytest.mark.browser
 def test_log_to_gold_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     drafts, labels = tmp_path / "drafts.jsonl", tmp_path / "labels"
     log, mapping = FIXTURES / "assistant_log.jsonl", FIXTURES / "assistant_log_mapping.toml"

@@ -5,6 +5,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import pytest
+
 from farejudge.core.case_schema import Passage, Turn
 from farejudge.labelling.draft_file import write_drafts
 from farejudge.labelling.records import Draft, content_hash
@@ -130,6 +132,7 @@ def _fetch(page: "Page", path: str, body: object = None) -> Any:
     )
 
 
+@pytest.mark.browser
 def test_an_annotator_labels_stops_resumes_and_the_page_stays_blind_and_local(
     page: "Page", tmp_path: Path
 ) -> None:

@@ -2,9 +2,12 @@
 
 from pathlib import Path
 
+import pytest
+
 from farejudge.simulate.load_run import run_load
 
 
+@pytest.mark.slow
 def test_every_case_is_logged_and_scored_once(tmp_path: Path) -> None:
     report = run_load(300, tmp_path, concurrency=300)
     assert report.nothing_lost, report

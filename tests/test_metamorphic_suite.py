@@ -72,6 +72,7 @@ def metrics(log: EvalLog) -> dict[str, float]:
     return {name: m.value for name, m in scores.metrics.items()}
 
 
+@pytest.mark.slow
 def test_a_judge_right_on_gold_is_right_on_every_relation(tmp_path: Path) -> None:
     log = run(tmp_path, blind_to=None)
     m = metrics(log)
@@ -99,6 +100,7 @@ def test_a_judge_right_on_gold_is_right_on_every_relation(tmp_path: Path) -> Non
         "passage_order",
     ],
 )
+@pytest.mark.slow
 def test_a_blind_spot_shows_on_its_relation_alone(tmp_path: Path, relation: str) -> None:
     m = metrics(run(tmp_path, blind_to=relation))
     others = [n for n in m if n.startswith("relation:") and n != f"relation:{relation}"]
@@ -111,6 +113,7 @@ def test_a_blind_spot_shows_on_its_relation_alone(tmp_path: Path, relation: str)
     assert m["consistency_failure_rate"] > 0.0
 
 
+@pytest.mark.slow
 def test_the_report_names_the_failing_relation(tmp_path: Path) -> None:
     run(tmp_path, blind_to="fetch_date_shifted")
     out = tmp_path / "report"
@@ -126,6 +129,7 @@ def test_the_report_names_the_failing_relation(tmp_path: Path) -> None:
     assert "## Token use per case" in text
 
 
+@pytest.mark.slow
 def test_the_report_says_which_relation_a_prompt_change_broke(tmp_path: Path) -> None:
     run(tmp_path, blind_to=None, version="v2")
     v3 = run(tmp_path, blind_to="fetch_date_shifted")

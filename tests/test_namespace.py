@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from inspect_ai.log import read_eval_log
 
 from tests.cli import INSPECT, REPO_ROOT, TASK
@@ -12,6 +13,7 @@ from tests.cli import INSPECT, REPO_ROOT, TASK
 STAND_IN = "a stand-in for OpenAI's evals package"
 
 
+@pytest.mark.subprocess
 def test_the_task_runs_beside_another_package_named_evals(tmp_path: Path) -> None:
     site = tmp_path / "site"
     (site / "evals").mkdir(parents=True)

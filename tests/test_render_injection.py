@@ -102,6 +102,7 @@ def bodies(text: str, opening: str) -> list[str]:
     return [parts[i + 1] for i, tag in enumerate(tags) if tag.startswith(opening)]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, derandomize=True, deadline=None, database=None,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(case=hostile_cases(), version_name=st.sampled_from(VERSIONS))

@@ -8,6 +8,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.browser import browser_page
 from tests.test_metamorphic_suite import run
 
@@ -32,6 +34,8 @@ def wait_for(url: str, seconds: float = 60) -> None:
             time.sleep(0.5)
 
 
+@pytest.mark.browser
+@pytest.mark.subprocess
 def test_sample_list_shows_relation_and_parent_columns(tmp_path: Path) -> None:
     log = run(tmp_path, blind_to=None)
     port = free_port()
