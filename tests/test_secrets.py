@@ -78,6 +78,19 @@ def echoing_server() -> Iterator[str]:
         yield url
 
 
+def written_to(written: Path) -> dict[str, str]:
+    """Environment that sends every file a run may write (home, data, cache, config, temp
+    files) under `written`, so the test can read them all; wide, so no line is wrapped."""
+    return {
+        "HOME": str(written / "home"),
+        "XDG_DATA_HOME": str(written / "data"),
+        "XDG_CACHE_HOME": str(written / "cache"),
+        "XDG_CONFIG_HOME": str(written / "config"),
+        "TMPDIR": str(written / "tmp"),
+        "COLUMNS": "400",
+    }
+
+
 def written_texts(root: Path) -> Iterator[tuple[str, bytes]]:
     """Every file under root as bytes, and the decompressed members of zip and gzip files."""
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -109,16 +122,7 @@ def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> No
     cases = tmp_path / "cases.jsonl"
     ids = write_cases(cases, 4)
     written = tmp_path / "written"
-    env = {
-        **SENTINELS,
-        "OPENAI_BASE_URL": openai_server,
-        "HOME": str(written / "home"),
-        "XDG_DATA_HOME": str(written / "data"),
-        "XDG_CACHE_HOME": str(written / "cache"),
-        "XDG_CONFIG_HOME": str(written / "config"),
-        "TMPDIR": str(written / "tmp"),
-        "COLUMNS": "400",
-    }
+    env = {**SENTINELS, "OPENAI_BASE_URL": openai_server, **written_to(written)}
     for folder in ("home", "tmp"):
         (written / folder).mkdir(parents=True)
     options = {
@@ -230,15 +234,7 @@ def test_no_echoed_key_in_any_log(
     written = tmp_path / "written"
     for folder in ("home", "tmp"):
         (written / folder).mkdir(parents=True)
-    env = {
-        "OPENAI_BASE_URL": echoing_server,
-        "HOME": str(written / "home"),
-        "XDG_DATA_HOME": str(written / "data"),
-        "XDG_CACHE_HOME": str(written / "cache"),
-        "XDG_CONFIG_HOME": str(written / "config"),
-        "TMPDIR": str(written / "tmp"),
-        "COLUMNS": "400",
-    }
+    env = {"OPENAI_BASE_URL": echoing_server, **written_to(written)}
     # The key in each provider's variable, or only on the command line.
     key_env = {"env": {"OPENAI_API_KEY": ECHOED["env"], "LOCAL_API_KEY": ECHOED["env"]}, "-M": {}}
     outputs: list[tuple[str, str]] = []
