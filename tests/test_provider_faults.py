@@ -89,6 +89,8 @@ def test_outages_error_the_sample_and_judge_failures_are_scored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SENTINEL_KEY)
+    # Counted per case id, which other tests' synthetic cases share.
+    CALLS.clear()
     ids = write_cases(tmp_path / "cases.jsonl", CASES)
     faults: dict[str, Fault] = dict(zip(ids, [*OUTAGES, *JUDGE_FAILURES], strict=False))
     recovers = ids[len(faults)]

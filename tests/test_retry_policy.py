@@ -38,10 +38,11 @@ JUDGE_MATRIX = str(Path(sys.executable).parent / "judge-matrix")
 
 
 def attempts_and_requests(
-    log_dir: Path, requests: Counter[SampleKey]
+    log_dir: Path, requests: Counter[SampleKey], logged: set[SampleKey]
 ) -> Iterator[tuple[int | None, int]]:
     """Per sample of every log: the attempts its error states (None: cancelled when the run
-    stopped) and the requests the server received for it. Every sample must have errored."""
+    stopped) and the requests the server received for it, adding each sample to `logged`.
+    Every sample must have errored."""
     logs = sorted(log_dir.glob("*.eval"))
     assert logs
     for path in logs:
@@ -51,18 +52,25 @@ def attempts_and_requests(
         for sample in log.samples or []:
             assert sample.error is not None and not sample.scores, f"{sample.id} was scored"
             stated = ATTEMPTS.search(sample.error.message)
-            yield (int(stated.group(1)) if stated else None), requests[(str(sample.id), prompt)]
+            key = (str(sample.id), prompt)
+            logged.add(key)
+            yield (int(stated.group(1)) if stated else None), requests[key]
 
 
 def check_attempts(log_dir: Path, handler: type[Refusing]) -> None:
     """The default bound held, and each stated count of attempts is the server's count."""
     requests = handler.requests()
-    seen = list(attempts_and_requests(log_dir, requests))
+    logged: set[SampleKey] = set()
+    seen = list(attempts_and_requests(log_dir, requests, logged))
     stated = [(attempts, counted) for attempts, counted in seen if attempts is not None]
     assert stated, "the sample that stopped the run states its attempts"
     assert all(attempts == counted == DEFAULT_MAX_RETRIES + 1 for attempts, counted in stated)
     assert all(1 <= counted <= DEFAULT_MAX_RETRIES + 1 for _, counted in seen)
-    assert sum(requests.values()) == sum(counted for _, counted in seen), "no other request"
+    # A sample in flight when fail_on_error stopped the run may be missing from the log (how
+    # many is a matter of timing); its requests are still within the bound, and nothing else
+    # (no probe, no SDK retry) reached the server.
+    unlogged = [n for key, n in requests.items() if key not in logged]
+    assert all(1 <= n <= DEFAULT_MAX_RETRIES + 1 for n in unlogged), "no other request"
     assert handler.longest_retrying() <= RETRY_BOUND
 
 
@@ -122,7 +130,7 @@ def test_max_retries_on_the_command_line_overrides_the_task_and_counts_requests(
         )
     handlers: list[type[Refusing]] = [Unavailable, Overloaded]
     for name, handler, run in zip(["openai", "anthropic"], handlers, runs, strict=True):
-        seen = list(attempts_and_requests(tmp_path / name, handler.requests()))
+        seen = list(attempts_and_requests(tmp_path / name, handler.requests(), set()))
         assert seen == [(2, 2)], run.stdout + run.stderr
 
 
@@ -170,7 +178,7 @@ def test_judge_matrix_takes_retry_options_and_model_args(tmp_path: Path) -> None
             timeout=120,
         )
     assert done.returncode == 1, done.stdout + done.stderr
-    seen = list(attempts_and_requests(tmp_path / "m", Unavailable.requests()))
+    seen = list(attempts_and_requests(tmp_path / "m", Unavailable.requests(), set()))
     assert seen == [(2, 2)], done.stdout + done.stderr
     (log,) = (read_eval_log(p, header_only=True) for p in (tmp_path / "m").glob("*.eval"))
     assert (log.plan.config.max_retries, log.plan.config.timeout) == (1, 60)
