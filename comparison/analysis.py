@@ -288,6 +288,9 @@ def per_case(samples: pd.DataFrame) -> pd.DataFrame:
     )
     grouped = rows.groupby(["version", "model", "case"], sort=False)
     cases = grouped[["agree", "failure", "gold_ungrounded", *_TOTALS]].mean()
+    # The mean over the epochs that have one: a case's graded score is NaN only where none has.
+    cases["p_ungrounded"] = grouped["p_ungrounded"].mean()
+    cases["graded_source"] = grouped["graded_source"].first()
     cases["case_hash"] = grouped["case_hash"].first()
     cases["category"] = grouped["category"].first()
     cases["relation"] = grouped["relation"].first()

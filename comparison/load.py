@@ -54,7 +54,8 @@ class Runs:
     never agreement), judge_ungrounded (NaN on a failure); claims_gold, claims_judge,
     claims_matched; span_judge_chars, span_gold_chars, span_overlap_chars (NaN in a log
     written before span scores); verdict (the judge's verdict in words, or why there is
-    none). A sample that errored (the provider failed, not the judge) is not here: `logs`
+    none); p_ungrounded (the judge's graded P(ungrounded), NaN where it has none) and
+    graded_source (logprobs, epochs or none). A sample that errored (the provider failed, not the judge) is not here: `logs`
     counts it."""
     logs: pd.DataFrame
     """The log read for each version and model: version, model, log, status, epochs,
@@ -110,6 +111,8 @@ _SAMPLE_COLUMNS = [
     SampleColumn("judge_ungrounded", path=f"{_VALUE}.judge_ungrounded"),
     SampleColumn("claims_judge", path=f"{_VALUE}.claims_judge"),
     SampleColumn("claims_matched", path=f"{_VALUE}.claims_matched"),
+    SampleColumn("p_ungrounded", path=f"{_VALUE}.p_ungrounded"),
+    SampleColumn("graded_source", path=f"{_VALUE}.graded_source"),
     *[SampleColumn(key, path=f"{_VALUE}.{key}") for key in SPAN_COUNTS],
     SampleColumn("verdict", path=f"scores.{SCORER}.answer"),
     SampleColumn("error", path="error"),
@@ -280,6 +283,10 @@ def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]
             # none, and zero would pass for a judge that quoted nothing.
             **{key: _floats(raw[key]) for key in SPAN_COUNTS},
             "verdict": raw["verdict"].astype(str).to_numpy(),
+            # NaN where the sample has no graded score: a judge failure, a provider that gave
+            # no logprobs, a log from before graded scores.
+            "p_ungrounded": _floats(raw["p_ungrounded"]),
+            "graded_source": raw["graded_source"].fillna("none").astype(str).to_numpy(),
         }
     )
 

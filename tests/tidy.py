@@ -15,8 +15,11 @@ def row(
     epoch: int = 1,
     failure: int = 0,
     model: str = "m",
+    p_ungrounded: float = math.nan,
+    graded_source: str = "none",
 ) -> dict[str, object]:
-    """One epoch of one case: gold and judge as 1 for ungrounded, 0 for grounded."""
+    """One epoch of one case: gold and judge as 1 for ungrounded, 0 for grounded; no graded
+    score unless `p_ungrounded` gives one."""
     return {
         "version": version,
         "model": model,
@@ -37,6 +40,8 @@ def row(
         "span_gold_chars": 10.0 * gold,
         "span_overlap_chars": 10.0 * (gold and judged and not failure),
         "verdict": "judge failure" if failure else ("ungrounded" if judged else "grounded"),
+        "p_ungrounded": p_ungrounded,
+        "graded_source": graded_source,
     }
 
 
