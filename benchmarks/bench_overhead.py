@@ -7,11 +7,16 @@
 Both runs judge the same rendered v3 prompts on the same mockllm judge, which answers
 each case with its gold verdict: the floor is a bare `Task(dataset, generate(), match())`
 over the prompts, the task is `judge_groundedness` (load and validate cases, render,
-generate, parse, score, review). Rounds alternate the two, and the best round of each
-counts, because a shared 2-core machine slows some rounds at random. Prints figures only.
+generate, parse, score, review). The task runs twice more on a judge that returns each
+token's logprobs with 5 alternatives when asked (as a provider does): `-T graded=off` and
+`-T graded=logprobs`, whose ratio is what reading the graded score from logprobs costs a
+sample (asking for them, carrying them into the log, reading P(ungrounded)). Rounds alternate
+the runs, and the best round of each counts, because a shared 2-core machine slows some
+rounds at random. Prints figures only.
 """
 
 import argparse
+import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -19,18 +24,39 @@ from pathlib import Path
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Logprob,
+    Logprobs,
+    Model,
+    ModelOutput,
+    TopLogprob,
+    get_model,
+)
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate
+from inspect_ai.tool import ToolChoice, ToolInfo
 
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import SUITES, suite_samples
-from farejudge.simulate.synthetic_cases import gold_reply, synthetic_judge, write_cases
+from farejudge.simulate.scripted_judge import mock_output
+from farejudge.simulate.synthetic_cases import (
+    case_id_shown,
+    gold_reply,
+    synthetic_judge,
+    write_cases,
+)
 
 # As many samples in flight as the load run uses per thousand: the figure is per-sample
 # overhead, not waiting on a connection limit.
 MAX_SAMPLES = 200
+# Roughly how a BPE tokenizer cuts a JSON verdict: words with their leading space, and
+# punctuation on its own.
+_TOKENS = re.compile(r" ?\w+| ?[^\w\s]+|\s+")
+TOP_ALTERNATIVES = 5
 
 
 def floor_task(cases_file: Path, suite: str) -> Task:
@@ -44,11 +70,47 @@ def floor_task(cases_file: Path, suite: str) -> Task:
     return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match())
 
 
-def timed(make_task: Callable[[], Task], log_dir: Path) -> float:
+def with_logprobs(reply: str) -> ModelOutput:
+    """The gold reply as a provider returns it when asked for logprobs."""
+    output = mock_output(reply)
+    tokens = _TOKENS.findall(reply)
+    output.choices[0].logprobs = Logprobs(
+        content=[
+            Logprob(
+                token=token,
+                logprob=-0.1,
+                bytes=list(token.encode()),
+                top_logprobs=[
+                    TopLogprob(token=alt, logprob=-0.1 - i, bytes=list(alt.encode()))
+                    for i, alt in enumerate([token, " true", " false", "true", "false"])
+                ][:TOP_ALTERNATIVES],
+            )
+            for token in tokens
+        ]
+    )
+    return output
+
+
+def logprob_judge() -> Model:
+    """The synthetic judge, returning logprobs where the request asks for them."""
+
+    def respond(
+        messages: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        reply = gold_reply(case_id_shown(messages))
+        return with_logprobs(reply) if config.logprobs else mock_output(reply)
+
+    return get_model("mockllm/model", custom_outputs=respond)
+
+
+def timed(make_task: Callable[[], Task], log_dir: Path, model: Model | None = None) -> float:
     start = time.perf_counter()
     (log,) = eval(
         make_task(),
-        model=synthetic_judge(),
+        model=model or synthetic_judge(),
         log_dir=str(log_dir),
         display="none",
         max_samples=MAX_SAMPLES,
@@ -68,23 +130,32 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         cases_file = Path(work) / "cases.jsonl"
         write_cases(cases_file, args.cases)
-        runs: dict[str, Callable[[], Task]] = {
-            "floor: Task(generate(), match())": lambda: floor_task(cases_file, args.suite),
-            "judge_groundedness": lambda: judge_groundedness(
-                prompt_version="v3", dataset=str(cases_file), suite=args.suite
+        def task(graded: str = "auto") -> Callable[[], Task]:
+            return lambda: judge_groundedness(
+                prompt_version="v3", dataset=str(cases_file), suite=args.suite, graded=graded
+            )
+
+        runs: dict[str, tuple[Callable[[], Task], Callable[[], Model] | None]] = {
+            "floor: Task(generate(), match())": (
+                lambda: floor_task(cases_file, args.suite),
+                None,
             ),
+            "judge_groundedness": (task(), None),
+            "graded=off, logprob judge": (task("off"), logprob_judge),
+            "graded=logprobs, logprob judge": (task("logprobs"), logprob_judge),
         }
         best = {name: float("inf") for name in runs}
         for round_ in range(args.rounds):
-            for name, make in runs.items():
-                seconds = timed(make, Path(work) / "logs")
+            for name, (make, judge) in runs.items():
+                seconds = timed(make, Path(work) / "logs", judge() if judge else None)
                 best[name] = min(best[name], seconds)
                 print(f"round {round_ + 1}: {name}: {seconds:.1f} s")
-    floor, task = best.values()
+    floor, task_seconds, off, logprobs = best.values()
     print(f"\n{args.cases} cases, suite {args.suite}, best of {args.rounds} rounds each")
     for name, seconds in best.items():
         print(f"{name:34} {seconds:6.1f} s  {1000 * seconds / args.cases:5.1f} ms/case")
-    print(f"{'ratio':34} {task / floor:6.2f}x (target at most 1.2x)")
+    print(f"{'ratio':34} {task_seconds / floor:6.2f}x (target at most 1.2x)")
+    print(f"{'graded=logprobs / graded=off':34} {logprobs / off:6.2f}x (target at most 1.05x)")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,12 @@ from inspect_ai.dataset import MemoryDataset
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_set_hash, sha256
+from farejudge.evals.graded_request import check_graded, graded_generate
 from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
+from farejudge.evals.shard import check_shard, shard_samples
 from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
 from farejudge.scorers.review import METAMORPHIC_VIEWER, REVIEW_VIEWER
@@ -35,6 +37,8 @@ def judge_groundedness(
     constrained: bool | str | None = None,
     fail_on_error: bool | float = DEFAULT_FAIL_ON_ERROR,
     suite: str = "gold",
+    shard: str | None = None,
+    graded: str = "auto",
     **unknown: Any,
 ) -> Task:
     """Judge every case with one prompt version and score the verdicts against gold.
@@ -52,6 +56,12 @@ def judge_groundedness(
             share of samples errored (true: on the first, false: never).
         suite: gold, the cases as they are; or metamorphic, each case beside the cases its
             metamorphic relations derive from it, gold known by construction.
+        shard: i/N, the i-th of N shards of the cases (0 <= i < N), split by case id; the
+            log records the whole case set, so judge-compare joins the shards into one run.
+        graded: Where each sample's graded score, P(ungrounded), comes from: logprobs, the
+            judge's token probabilities (asked of the provider); epochs, the verdict itself
+            (1 or 0; its mean over epochs grades a case); off, none. Default (auto):
+            logprobs on the in-process gguf/ provider, epochs elsewhere.
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
@@ -61,7 +71,7 @@ def judge_groundedness(
     if unknown:
         raise InputError(
             [f"-T {name}: not an option of judge_groundedness" for name in unknown]
-            + ["options: prompt_version, dataset, constrained, fail_on_error, suite"]
+            + ["options: prompt_version, dataset, constrained, fail_on_error, suite, shard, graded"]
         )
     # `-T prompt_version=v1,v2` arrives as a list: one task runs one version (judge-matrix
     # runs several).
@@ -71,13 +81,16 @@ def judge_groundedness(
     if not isinstance(fail_on_error, bool | float | int):
         raise InputError([f"-T fail_on_error={fail_on_error!r}: give a share, true or false"])
     schema = check_constrained(constrained)
+    graded_option = check_graded(graded)
     suite = check_suite(suite)
     version = load_prompt_version(prompt_version)
     cases = load_cases(Path(dataset))
+    chosen = check_shard(shard)
     samples, hashes = suite_samples(cases, suite, version)
+    samples = shard_samples(samples, chosen)
     return Task(
         dataset=MemoryDataset(samples, name=Path(dataset).stem, location=str(dataset)),
-        solver=judge_generate(schema),
+        solver=graded_generate(judge_generate(schema), graded_option),
         # Bounded retries, so that an outage errors samples and fail_on_error can stop the
         # run; --max-retries and --timeout override them.
         config=retry_config(),
@@ -99,6 +112,8 @@ def judge_groundedness(
             "manifest": manifest_record(),
             "constrained": "auto" if schema is None else schema,
             "suite": suite,
+            "shard": None if chosen is None else str(chosen),
+            "graded": graded_option,
             "case_set_sha256": case_set_hash(hashes),
             "case_sha256": hashes,
         },

@@ -85,6 +85,8 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 _column("gold"),
                 _column("verdict"),
                 _column("outcome"),
+                # The judge's graded score (scorers/graded.py); NaN where it has none.
+                _column("p_ungrounded"),
                 _column("question"),
                 TaskSamplesColumn(id="input", visible=False),
                 # The gold JSON and the verdict label, already shown above in words.
@@ -93,6 +95,7 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 # The numbers the metrics read, last. Inspect's viewer (0.3.285) still shows
                 # every key of a score until the reader unticks it under Columns.
                 *[_column(key, visible=False) for key in Counts.__annotations__],
+                _column("graded_source", visible=False),
             ],
             # Alphabetically descending, disagreements ("missed", "judge failure", "false alarm")
             # come before "agree".
@@ -107,6 +110,7 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 "gold": "Gold verdict",
                 "verdict": "Judge verdict",
                 "outcome": "Outcome vs gold",
+                "p_ungrounded": "P(ungrounded)",
                 "question": "Rider's question",
                 "relation": "Relation",
                 "derived_from": "Derived from",

@@ -14,6 +14,7 @@ from inspect_ai.solver import TaskState
 from farejudge.core.case_schema import Verdict
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
+from farejudge.scorers.graded import GradedMode, GradedScore, NoGrade, graded_score, p_ungrounded
 from farejudge.scorers.length_bounds import over_long, over_long_note
 from farejudge.scorers.metrics import (
     Counts,
@@ -118,7 +119,11 @@ def _verdict_label(verdict: ParsedVerdict) -> str:
 
 
 def _value(
-    case: Graded, verdict: ParsedVerdict | None, cmp: ClaimComparison | None, spans: SpanOverlap
+    case: Graded,
+    verdict: ParsedVerdict | None,
+    cmp: ClaimComparison | None,
+    spans: SpanOverlap,
+    graded: GradedScore,
 ) -> dict[str, float]:
     """What the metrics aggregate; no verdict (a judge failure) agrees with nothing."""
     gold = case.label
@@ -135,8 +140,13 @@ def _value(
         span_gold_chars=spans.gold,
         span_overlap_chars=spans.overlap,
     )
-    # A TypedDict is a dict of numbers here; Score.value takes it as a plain mapping.
-    return cast(dict[str, float], counts)
+    # A TypedDict is a dict of numbers here; Score.value takes it as a plain mapping. The graded
+    # score is no count: the metrics leave it to the comparison, which averages it over epochs.
+    return {
+        **cast(dict[str, float], counts),
+        "p_ungrounded": graded.p_ungrounded,
+        "graded_source": cast(float, graded.source),
+    }
 
 
 def output_failure(output: ModelOutput) -> str | None:
@@ -174,12 +184,28 @@ def reasoning_parts(message: ChatMessageAssistant) -> list[str]:
     return [_readable(c) for c in message.content if isinstance(c, ContentReasoning)]
 
 
-def score_output(case: Graded, output: ModelOutput) -> Score:
-    """The Score of the judge's whole output: provider faults first, then the reply text."""
+def score_output(
+    case: Graded, output: ModelOutput, graded: GradedMode = "off", refused: str | None = None
+) -> Score:
+    """The Score of the judge's whole output: provider faults first, then the reply text.
+
+    `graded` is how the sample's graded score is got, `refused` why the provider gave no
+    logprobs where it refused them.
+    """
     failure = output_failure(output)
     if failure is not None:
         return _failure_score(case, JudgeFailure(failure))
-    return score_reply(case, output.completion, output.stop_reason, reasoning_parts(output.message))
+    reading: float | NoGrade | None = None
+    if graded == "logprobs":
+        reading = NoGrade(refused) if refused else p_ungrounded(output)
+    return score_reply(
+        case,
+        output.completion,
+        output.stop_reason,
+        reasoning_parts(output.message),
+        graded,
+        reading,
+    )
 
 
 def _set_aside_paragraph(set_aside: str) -> str:
@@ -189,13 +215,15 @@ def _set_aside_paragraph(set_aside: str) -> str:
 def _failure_score(case: Graded, failure: JudgeFailure) -> Score:
     gold = case.label
     gold_says = _word(gold.grounded)
+    graded = graded_score("off", None, None)
     paragraphs = [
         f"Judge failure: {failure.reason}. It counts as no agreement. Gold says {gold_says}"
         + (f": {_quote_list(gold.unsupported_claims)}." if not gold.grounded else "."),
+        graded.line,
         _set_aside_paragraph(failure.set_aside),
     ]
     return Score(
-        value=_value(case, None, None, _spans(case, None)),
+        value=_value(case, None, None, _spans(case, None), graded),
         answer="judge failure",
         explanation="\n\n".join(p for p in paragraphs if p),
         reason="grader_failed",
@@ -204,11 +232,18 @@ def _failure_score(case: Graded, failure: JudgeFailure) -> Score:
 
 
 def score_reply(
-    case: Graded, reply: str, stop_reason: str = "stop", reasoning: Sequence[str] = ()
+    case: Graded,
+    reply: str,
+    stop_reason: str = "stop",
+    reasoning: Sequence[str] = (),
+    graded: GradedMode = "off",
+    reading: float | NoGrade | None = None,
 ) -> Score:
     """The Score of one judge reply against one case's gold verdict.
 
-    `reasoning` is the text of the reply's separate reasoning parts, set aside unread.
+    `reasoning` is the text of the reply's separate reasoning parts, set aside unread;
+    `graded` how the graded score is got, and `reading` what the logprobs said where it is
+    got from them.
     """
     gold = case.label
     gold_says = _word(gold.grounded)
@@ -239,9 +274,11 @@ def score_reply(
     # Only a grammar holds a judge to the bounds; any other judge's verdict is checked here.
     too_long = over_long(parsed.unsupported_claims, parsed.reasoning)
     paragraphs.append(over_long_note(too_long))
+    graded_as = graded_score(graded, parsed.grounded, reading)
+    paragraphs.append(graded_as.line)
     paragraphs.append(_set_aside_paragraph(parsed.set_aside))
     return Score(
-        value=_value(case, parsed, cmp, spans),
+        value=_value(case, parsed, cmp, spans, graded_as),
         answer=_verdict_label(parsed),
         explanation="\n\n".join(p for p in paragraphs if p),
         metadata={
@@ -296,7 +333,13 @@ def verdict_agreement() -> Scorer:
             # An errored sample is an outage, not the judge's behaviour: the run left it out
             # of every metric by not scoring it, and so does `inspect score` on its log.
             return None
-        scored = score_output(Gold.of_sample(state, target), state.output)
+        # Set by the solver (evals/graded_request.py); a log from before graded scores has none.
+        scored = score_output(
+            Gold.of_sample(state, target),
+            state.output,
+            state.metadata.get("graded_mode", "off"),
+            state.metadata.get("graded_refused"),
+        )
         value = cast(dict[str, float], scored.value)
         columns = review_fields(value, scored.answer or "", state.metadata)
         return scored.model_copy(update={"value": {**value, **columns}})

@@ -26,18 +26,21 @@ def test_review_columns_say_the_outcome_in_words(tmp_path: Path) -> None:
         assert columns.pop("question") == questions[str(case_id)]
     assert seen == {
         "t-conv": {
+            "graded_source": "epochs",
             "category": "conv",
             "gold": "grounded",
             "verdict": "ungrounded (1 claim)",
             "outcome": "false alarm",
         },
         "t-price": {
+            "graded_source": "epochs",
             "category": "price",
             "gold": "ungrounded",
             "verdict": "grounded",
             "outcome": "missed",
         },
         "t-silence": {
+            "graded_source": "none",
             "category": "silence",
             "gold": "grounded",
             "verdict": "judge failure",

@@ -60,7 +60,11 @@ def test_agreeing_ungrounded_verdict_with_longer_quoted_claim() -> None:
         }
     )
     score = run_scorer(state_for("t-price", reply)).score
+    assert isinstance(score.value, dict)
+    # A hand-made state asked for no graded score.
+    assert math.isnan(cast(float, score.value.pop("p_ungrounded")))
     assert score.value == {
+        "graded_source": "none",
         "agree": 1,
         "judge_failure": 0,
         "gold_ungrounded": 1,

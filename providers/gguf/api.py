@@ -20,12 +20,20 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import anyio
 import anyio.to_thread
 from anyio.lowlevel import RunVar
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelCall, ModelOutput
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Logprobs,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+)
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.providers.gguf.cleanup import close_at_exit
 from farejudge.providers.gguf.grammar import cap_response_format, llama_call_kwargs
+from farejudge.providers.gguf.logprobs import TokenRecorder
 from farejudge.providers.gguf.mapping import (
     generate_kwargs,
     messages_to_dicts,
@@ -220,24 +228,32 @@ class GGUFModelAPI(ModelAPI):
             {**self.sampling_defaults, **generate_kwargs(config)}, self.max_items
         )
         request: dict[str, Any] = {"model": self.model_name, "messages": messages, **kwargs}
+        # Recorded while sampling, not asked of llama-cpp-python (see logprobs.py).
+        recorder = TokenRecorder(config.top_logprobs or 0) if config.logprobs else None
+        if recorder is not None:
+            request.update(logprobs=True, top_logprobs=recorder.top)
 
         started: list[float] = []
 
-        def call(llm: Llama) -> tuple[dict[str, Any], dict[str, float] | None]:
+        def call(llm: Llama) -> tuple[dict[str, Any], dict[str, float] | None, Logprobs | None]:
             # Timed from here, not from the await: waiting for the lock is queueing.
             started.append(time.monotonic())
             reset_perf(llm)
+            call_kwargs = llama_call_kwargs(kwargs)
+            if recorder is not None:
+                call_kwargs["logits_processor"] = [recorder]
             # No llm.reset() here on purpose: it would throw away the cached prefix.
             response = llm.create_chat_completion(
                 messages=messages,  # type: ignore[arg-type]
                 stream=False,
-                **llama_call_kwargs(kwargs),
+                **call_kwargs,
             )
+            logprobs = recorder.logprobs(llm) if recorder is not None else None
             # stream=False returns a single response dict, never the streaming iterator.
-            return cast("dict[str, Any]", response), perf_counters(llm)
+            return cast("dict[str, Any]", response), perf_counters(llm), logprobs
 
         try:
-            response, perf = await self._run(call)
+            response, perf, logprobs = await self._run(call)
         except ValueError as ex:
             output = overflow_output(ex, model=self.model_name)
             if output is None:
@@ -249,6 +265,8 @@ class GGUFModelAPI(ModelAPI):
         output = output_from_response(
             response, model=self.model_name, n_ctx=self.n_ctx, elapsed=elapsed
         )
+        if logprobs is not None:
+            output.choices[0].logprobs = logprobs
         if perf is not None:
             # Shows per sample in the log how much of the prompt the KV cache saved.
             output.metadata = {"llama_cpp_perf": perf}

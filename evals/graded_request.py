@@ -1,0 +1,102 @@
+"""How the judge is asked for its graded verdict: the `-T graded=` option, model by model.
+
+`logprobs` asks the provider for token probabilities, which `scorers/graded.py` reads
+P(ungrounded) from; `epochs` takes the verdict itself (1 or 0), which a mean over epochs
+grades; `off` gives none. A provider that refuses logprobs does not stop the run: the sample
+is judged again without them, and its graded score says why it has none.
+"""
+
+import re
+from typing import Literal, Unpack, get_args
+
+from inspect_ai.model import GenerateConfigArgs
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from farejudge.core.errors import InputError
+from farejudge.evals.provider_errors import provider_text, redact_secrets
+from farejudge.scorers.graded import GradedMode
+
+GradedOption = Literal["auto", "logprobs", "epochs", "off"]
+"""The task option: a graded mode, or auto for the provider's default."""
+
+GRADED_OPTIONS: tuple[str, ...] = get_args(GradedOption)
+
+# Providers that compute token probabilities in this process, at no provider's expense: auto
+# reads the graded score from them. Elsewhere logprobs cost a request option some APIs refuse.
+LOGPROB_PROVIDERS = ("gguf/",)
+# Alternatives asked for at each token: both of true and false are within the first two
+# wherever the judge hesitates between them; the rest is room for spellings (" false", "f").
+TOP_LOGPROBS = 5
+
+# What a server says when it refuses the option (OpenAI: "logprobs is not supported with this
+# model"; vLLM: "top_logprobs must be ...").
+_LOGPROB_WORDS = re.compile(r"logprob", re.I)
+_MAX_REFUSAL_CHARS = 200
+
+
+def check_graded(value: object) -> GradedOption:
+    """The `-T graded=` value, or a one-line error naming the accepted ones."""
+    if isinstance(value, str) and value in GRADED_OPTIONS:
+        return value  # type: ignore[return-value]  # checked against the Literal's values
+    raise InputError([f"-T graded={value!r}: give {', '.join(GRADED_OPTIONS[:-1])} or off"])
+
+
+def graded_mode(option: GradedOption, model: str) -> GradedMode:
+    """How `model`'s samples get their graded score under the task option `option`."""
+    if option == "auto":
+        return "logprobs" if model.startswith(LOGPROB_PROVIDERS) else "epochs"
+    return option
+
+
+def _is_logprob_refusal(err: BaseException) -> bool:
+    _, text, status = provider_text(err)
+    return status is not None and 400 <= status < 500 and bool(_LOGPROB_WORDS.search(text))
+
+
+def _refusal(err: BaseException) -> str:
+    _, text, status = provider_text(err)
+    said = " ".join(text.split())[:_MAX_REFUSAL_CHARS]
+    return redact_secrets(f"the provider refused logprobs (HTTP {status}: {said})")
+
+
+@solver
+def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
+    """`judge`, its requests asking for logprobs where the sample's graded mode says so.
+
+    Each sample's metadata records its graded mode, and why the provider gave no logprobs
+    where it refused them; after one refusal a model is not asked again.
+    """
+    refused: dict[str, str] = {}
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = str(state.model)
+        mode = graded_mode(option, model)
+        state.metadata["graded_mode"] = mode
+        if mode != "logprobs":
+            return await judge(state, generate)
+
+        async def with_logprobs(
+            state: TaskState,
+            tool_calls: Literal["loop", "single", "none"] = "loop",
+            **kwargs: Unpack[GenerateConfigArgs],
+        ) -> TaskState:
+            if model in refused:
+                state.metadata["graded_refused"] = refused[model]
+                return await generate(state, tool_calls, **kwargs)
+            asked: GenerateConfigArgs = {
+                **kwargs,
+                "logprobs": True,
+                "top_logprobs": TOP_LOGPROBS,
+            }
+            try:
+                return await generate(state, tool_calls, **asked)
+            except Exception as err:
+                if not _is_logprob_refusal(err):
+                    raise
+                refused[model] = _refusal(err)
+                state.metadata["graded_refused"] = refused[model]
+                return await generate(state, tool_calls, **kwargs)
+
+        return await judge(state, with_logprobs)
+
+    return solve

@@ -1,0 +1,406 @@
+"""P(ungrounded) read off a judge's logprobs: a table of the shapes providers return them in.
+
+Each row is a reply, its tokens as the provider split them (token, logprob, alternatives),
+and what `p_ungrounded` makes of them: a probability computed here from the row's numbers,
+or the words of the reason there is none.
+"""
+
+import itertools
+import json
+import math
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    ContentReasoning,
+    ContentText,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    TopLogprob,
+)
+
+from farejudge.scorers.graded import NoGrade, graded_score, locate_verdict, p_ungrounded
+
+Alternatives = list[tuple[str, float]] | None
+
+
+@dataclass(frozen=True)
+class Tok:
+    text: str
+    logprob: float = -0.01
+    top: Alternatives = None
+    raw: bytes | None = None
+    """The token's bytes, where the provider gives them and they are not its text's."""
+
+
+def output_of(
+    reply: str,
+    tokens: list[Tok] | None,
+    *,
+    bytes_given: bool = False,
+    reasoning: str | None = None,
+) -> ModelOutput:
+    """The judge's output as Inspect hands it over: `reply` as its text, the tokens' logprobs."""
+    logprobs = None
+    if tokens is not None:
+        content = []
+        for t in tokens:
+            raw = t.raw if t.raw is not None else t.text.encode()
+            content.append(
+                Logprob(
+                    token=t.text,
+                    logprob=t.logprob,
+                    bytes=list(raw) if bytes_given else None,
+                    top_logprobs=None
+                    if t.top is None
+                    else [
+                        TopLogprob(
+                            token=a,
+                            logprob=lp,
+                            bytes=list(a.encode()) if bytes_given else None,
+                        )
+                        for a, lp in t.top
+                    ],
+                )
+            )
+        logprobs = Logprobs(content=content)
+    message = ChatMessageAssistant(
+        content=reply
+        if reasoning is None
+        else [ContentReasoning(reasoning=reasoning), ContentText(text=reply)]
+    )
+    return ModelOutput(
+        model="judge",
+        choices=[ChatCompletionChoice(message=message, stop_reason="stop", logprobs=logprobs)],
+    )
+
+
+def split(text: str, *cuts: str) -> list[Tok]:
+    """`text` as tokens cut before each of `cuts`, in order (each found after the last)."""
+    tokens, at = [], 0
+    for cut in cuts:
+        nxt = text.index(cut, at + 1) if text.startswith(cut, at) else text.index(cut, at)
+        if nxt > at:
+            tokens.append(Tok(text[at:nxt]))
+        at = nxt
+    tokens.append(Tok(text[at:]))
+    return tokens
+
+
+def with_top(tokens: list[Tok], at: str, logprob: float, top: Alternatives) -> list[Tok]:
+    """The tokens with the one whose text is `at` given its logprob and alternatives."""
+    (index,) = [i for i, t in enumerate(tokens) if t.text == at]
+    return [
+        Tok(t.text, logprob, top, t.raw) if i == index else t for i, t in enumerate(tokens)
+    ]
+
+
+def share(false: list[float], true: list[float]) -> float:
+    """P(false) normalised over the two, from the logprobs on each side."""
+    f = sum(math.exp(x) for x in false)
+    t = sum(math.exp(x) for x in true)
+    return f / (f + t)
+
+
+# OpenAI chat, JSON mode, compact JSON: the o200k tokenizer keeps `":` apart from the value.
+OPENAI = '{"grounded":false,"unsupported_claims":["$2 fare"],"reasoning":"P1 says $1.25."}'
+OPENAI_TOKENS = with_top(
+    split(OPENAI, "grounded", '":', "false", ',"', "uns", "upported", '_claims":["', "$", "2"),
+    "false",
+    -0.105,
+    [("false", -0.105), ("true", -2.31), (" false", -7.9), ("fals", -11.2), ('"', -12.0)],
+)
+
+# vLLM serving Qwen, pretty-printed: the value's token carries its leading space, and vLLM
+# gives each token's bytes.
+VLLM = '{\n  "grounded": true,\n  "unsupported_claims": [],\n  "reasoning": "All in P2."\n}'
+VLLM_TOKENS = with_top(
+    split(VLLM, '  "', "ground", "ed", '":', " true", ",\n", '  "uns'),
+    " true",
+    -0.02,
+    [(" true", -0.02), (" false", -3.95), ("true", -9.1), (" True", -10.4), (" tr", -12.0)],
+)
+
+# llama-cpp-python (its server, or the gguf/ provider): SmolLM2's tokens under the verdict
+# grammar, numbers as seen on a shipped case; the chosen token is also among its alternatives.
+LLAMA = '{ "grounded": true, "unsupported_claims": [], "reasoning": "P1 has it" }'
+LLAMA_TOP = [
+    (" true", -0.309),
+    (" false", -1.946),
+    ("true", -2.369),
+    ("false", -4.651),
+    (' "', -4.9),
+]
+LLAMA_TOKENS = with_top(
+    split(LLAMA, ' "', "ground", "ed", '":', " true", ",", ' "uns'), " true", -0.309, LLAMA_TOP
+)
+
+# A reasoning model's tokens hold its reasoning; Inspect moved the reasoning into a part of its
+# own (a well-formed <think> block), so the reply's text is the final answer alone. The draft
+# verdict in the reasoning has alternatives of its own: they are not the verdict's.
+THINK = "<think>\nP1 gives $1.25, not $2. Draft: {\"grounded\": true}\n</think>\n\n"
+FINAL = '{"grounded": false, "unsupported_claims": ["$2 fare"], "reasoning": "P1: $1.25"}'
+THINK_TOKENS = with_top(
+    with_top(
+        split(THINK + FINAL, "P1", "Draft", '{"', "ground", 'ed":', " true", "}", "\n</think>",
+              '{"grounded', '":', " false", ","),
+        " true",
+        -0.01,
+        [(" true", -0.01), (" false", -4.6)],
+    ),
+    " false",
+    -0.22,
+    [(" false", -0.22), (" true", -1.61), (" f", -6.0)],
+)
+
+# vLLM or Ollama serving R1, QwQ or Qwen3: the chat template opened <think>, so the reply
+# begins inside the reasoning and only its `</think>` arrives; the reply is the whole text.
+LONE = 'The fare is in P1 {"grounded": false}\n</think>\n\n{"grounded": true, "reasoning": "ok"}'
+LONE_TOKENS = with_top(
+    split(LONE, "fare", '{"', "ground", 'ed":', " false", "}\n", "</think>", "\n\n",
+          '{"grounded":', " true", ","),
+    " true",
+    -0.6,
+    [(" true", -0.6), (" false", -0.8)],
+)
+
+# A fenced verdict with prose around it; the prose mentions "grounded" too.
+FENCED = (
+    'The answer is grounded: "grounded" means supported.\n```json\n'
+    '{"grounded": false, "unsupported_claims": ["a"], "reasoning": "b"}\n```\nDone.'
+)
+FENCED_TOKENS = with_top(
+    split(FENCED, '"grounded"', " means", "```json", '{"', "grounded", '":', " false", ","),
+    " false",
+    -0.05,
+    [(" false", -0.05), (" true", -3.0)],
+)
+
+# A tokenizer that merges the colon into the value's token: alternatives must carry it too.
+MERGED = '{"grounded":false,"reasoning":"x"}'
+MERGED_TOKENS = with_top(
+    split(MERGED, "grounded", '":false', ',"'),
+    '":false',
+    -0.4,
+    [('":false', -0.4), ('":true', -1.2), ('": true', -2.0), (" true", -0.9), ('"', -5.0)],
+)
+
+# The value split over tokens: the first letters decide.
+SPLIT_VALUE = '{"grounded": false, "unsupported_claims": []}'
+SPLIT_TOKENS = with_top(
+    split(SPLIT_VALUE, "grounded", '": ', "f", "alse", ","),
+    "f",
+    -0.5,
+    [("f", -0.5), ("t", -1.0), ("tr", -3.0), ("fa", -4.0), ("n", -6.0)],
+)
+
+# Keys in another order, "grounded" quoted inside the reasoning before the real key.
+REORDERED = '{"reasoning": "not \\"grounded\\": true at all", "grounded": false}'
+REORDERED_TOKENS = with_top(
+    split(REORDERED, 'not \\"', 'grounded\\"', ": true", " at", '"grounded":', " false", "}"),
+    " false",
+    -0.3,
+    [(" false", -0.3), (" true", -1.4)],
+)
+
+# OpenAI splits a character over tokens and names each part's bytes; its token strings are not
+# the character's.
+DASH = 'Checked P1 \u2014 it matches. {"grounded": true}'
+DASH_TOKENS = with_top(
+    [
+        Tok("Checked P1 "),
+        Tok("bytes:\\xe2\\x80", raw=b"\xe2\x80"),
+        Tok("bytes:\\x94", raw=b"\x94"),
+        *split(" it matches. {\"grounded\": true}", ' {"', "grounded", '":', " true", "}"),
+    ],
+    " true",
+    -0.9,
+    [(" true", -0.9), (" false", -0.6)],
+)
+
+# Only one side among the alternatives: the other is below all of them.
+ONE_SIDED_TOKENS = with_top(
+    split(LLAMA, ' "', "ground", "ed", '":', " true", ",", ' "uns'),
+    " true",
+    -0.01,
+    [(" true", -0.01), ("true", -5.0), (' "', -7.0)],
+)
+
+READ: list[tuple[str, ModelOutput, float]] = [
+    (
+        "OpenAI chat, JSON mode",
+        output_of(OPENAI, OPENAI_TOKENS, bytes_given=True),
+        share([-0.105, -7.9, -11.2], [-2.31]),
+    ),
+    (
+        "vLLM, pretty-printed, bytes given",
+        output_of(VLLM, VLLM_TOKENS, bytes_given=True),
+        share([-3.95], [-0.02, -9.1, -12.0]),
+    ),
+    (
+        "llama-cpp-python, chosen token among its alternatives",
+        output_of(LLAMA, LLAMA_TOKENS),
+        share([-1.946, -4.651], [-0.309, -2.369]),
+    ),
+    (
+        "reasoning in a part of its own, in the tokens",
+        output_of(FINAL, THINK_TOKENS, reasoning=THINK),
+        share([-0.22, -6.0], [-1.61]),
+    ),
+    (
+        "template-opened think: only </think> in the reply",
+        output_of(LONE, LONE_TOKENS),
+        share([-0.8], [-0.6]),
+    ),
+    ("fenced verdict, prose around it", output_of(FENCED, FENCED_TOKENS), share([-0.05], [-3.0])),
+    (
+        "colon merged into the value's token",
+        output_of(MERGED, MERGED_TOKENS),
+        share([-0.4], [-1.2, -2.0]),
+    ),
+    (
+        "value split over tokens",
+        output_of(SPLIT_VALUE, SPLIT_TOKENS),
+        share([-0.5, -4.0], [-1.0, -3.0]),
+    ),
+    (
+        "key after a quoted key in the reasoning",
+        output_of(REORDERED, REORDERED_TOKENS),
+        share([-0.3], [-1.4]),
+    ),
+    (
+        "a character split over tokens, bytes given",
+        output_of(DASH, DASH_TOKENS, bytes_given=True),
+        share([-0.6], [-0.9]),
+    ),
+    ("one side only among the alternatives", output_of(LLAMA, ONE_SIDED_TOKENS), 0.0),
+]
+
+
+@pytest.mark.parametrize(("name", "output", "expected"), READ, ids=[r[0] for r in READ])
+def test_p_ungrounded_is_the_false_share_at_the_verdict_token(
+    name: str, output: ModelOutput, expected: float
+) -> None:
+    got = p_ungrounded(output)
+    assert isinstance(got, float), (name, got)
+    assert got == pytest.approx(expected, abs=1e-12)
+
+
+def _without_top(tokens: list[Tok], at: str, top: Alternatives) -> list[Tok]:
+    return with_top(tokens, at, -0.309, top)
+
+
+NOT_READ: list[tuple[str, ModelOutput, str]] = [
+    ("no logprobs (Anthropic)", output_of(LLAMA, None), "the provider returned no logprobs"),
+    ("empty logprobs", output_of(LLAMA, []), "the provider returned no logprobs"),
+    (
+        "no top_logprobs asked",
+        output_of(LLAMA, _without_top(LLAMA_TOKENS, " true", None)),
+        "the provider returned no alternatives at the verdict's token",
+    ),
+    (
+        "top_logprobs empty",
+        output_of(LLAMA, _without_top(LLAMA_TOKENS, " true", [])),
+        "the provider returned no alternatives at the verdict's token",
+    ),
+    (
+        "tokens of another text",
+        output_of(LLAMA.replace("true", "false"), LLAMA_TOKENS),
+        "the tokens' text does not match the reply's verdict",
+    ),
+    (
+        "tokens missing the verdict",
+        output_of(LLAMA, LLAMA_TOKENS[:3]),
+        "the tokens' text does not match the reply's verdict",
+    ),
+    (
+        "two verdict objects",
+        output_of('{"grounded": true} {"grounded": false}', split('{"grounded": true} {"', "}")),
+        "no single verdict object in the reply to read a probability at",
+    ),
+    (
+        "grounded is no boolean",
+        output_of('{"grounded": "yes"}', split('{"grounded": "yes"}', '"yes')),
+        "no single verdict object in the reply to read a probability at",
+    ),
+    (
+        "no probability left on either side",
+        output_of(LLAMA, with_top(LLAMA_TOKENS, " true", -9999.0, [(' "', -0.01)])),
+        "no probability on true or false at the verdict's token",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "output", "reason"), NOT_READ, ids=[r[0] for r in NOT_READ])
+def test_no_probability_where_the_logprobs_cannot_say(
+    name: str, output: ModelOutput, reason: str
+) -> None:
+    assert p_ungrounded(output) == NoGrade(reason), name
+
+
+def test_the_graded_score_says_where_it_came_from() -> None:
+    logprobs = graded_score("logprobs", False, 0.93)
+    assert (logprobs.p_ungrounded, logprobs.source) == (0.93, "logprobs")
+    assert logprobs.line == "Graded: P(ungrounded) = 0.93 from the judge's token probabilities."
+    refused = graded_score("logprobs", True, NoGrade("the provider returned no logprobs"))
+    assert math.isnan(refused.p_ungrounded) and refused.source == "none"
+    assert refused.line == "No graded score: the provider returned no logprobs."
+    assert (graded_score("epochs", False, None).p_ungrounded, "epochs") == (1.0, "epochs")
+    assert graded_score("epochs", True, None).p_ungrounded == 0.0
+    for mode in ("logprobs", "epochs", "off"):
+        failure = graded_score(mode, None, 0.5)
+        assert math.isnan(failure.p_ungrounded) and failure.source == "none"
+
+
+# Any verdict, any reasoning text, cut into tokens anywhere; the token the value begins in
+# offered the other word with the same lead-in.
+VERDICTS = st.fixed_dictionaries(
+    {
+        "grounded": st.booleans(),
+        "unsupported_claims": st.lists(st.text(max_size=12), max_size=2),
+        # A <think> tag anywhere opens reasoning, inside a string too (scorers/verdict.py).
+        "reasoning": st.text(max_size=30).filter(lambda t: "think>" not in t and "<think" not in t),
+    }
+)
+
+
+@given(
+    verdict=VERDICTS,
+    indent=st.sampled_from([None, 2]),
+    cuts=st.sets(st.integers(min_value=1, max_value=400), max_size=40),
+    chosen=st.floats(min_value=-20, max_value=0),
+    other=st.floats(min_value=-20, max_value=0),
+)
+@example(
+    verdict={"grounded": True, "unsupported_claims": [], "reasoning": ""},
+    indent=None,
+    cuts={12},
+    chosen=0.0,
+    other=-1.0,
+)
+def test_any_tokenisation_gives_the_share_of_its_numbers(
+    verdict: dict[str, object], indent: int | None, cuts: set[int], chosen: float, other: float
+) -> None:
+    reply = json.dumps(verdict, indent=indent)
+    at = sorted({c for c in cuts if c < len(reply)} | {0, len(reply)})
+    pieces = [reply[a:b] for a, b in itertools.pairwise(at)]
+    where = locate_verdict(reply)
+    assert where is not None
+    starts = [sum(len(p) for p in pieces[:i]) for i in range(len(pieces))]
+    index = max(i for i, s in enumerate(starts) if s <= where.value)
+    before = reply[starts[index] : where.value]
+    word = where.word
+    other_word = "true" if word == "false" else "false"
+    tokens = [Tok(p) for p in pieces]
+    offered = [(pieces[index], chosen), (before + other_word, other)]
+    tokens[index] = Tok(pieces[index], chosen, offered)
+    got = p_ungrounded(output_of(reply, tokens))
+    mine, theirs = math.exp(chosen), math.exp(other)
+    expected = (mine if word == "false" else theirs) / (mine + theirs)
+    assert isinstance(got, float)
+    assert got == pytest.approx(expected)
