@@ -1,135 +1,115 @@
-"""Time judge-compare on 3 versions x 2 judge models x 3 epochs of the full gold set.
+"""Time judge-compare on synthetic logs: 3 prompt versions x 1 judge model x 1 epoch.
 
-Builds the logs on mockllm first (scripted judges that get a version-dependent share of
-cases wrong, some flaky between epochs, a few with no verdict), unless --log-dir already
-holds them, then times the report. Prints figures only (no pass/fail):
+For each case count, writes the logs (simulate/synthetic_logs.py: a real run's header, the
+task's samples, scripted verdicts) unless --log-dir already holds them, then runs the
+judge-compare command in a subprocess and prints figures only (no pass/fail):
 
-    python benchmarks/bench_compare.py                     # logs in a temporary folder
-    python benchmarks/bench_compare.py --log-dir logs/bench --repeat 3
+    python benchmarks/bench_compare.py                       # 144, 10,000 and 100,000 cases
+    python benchmarks/bench_compare.py --cases 2000 --cases 10000 --log-dir /tmp/bench-logs
+    python benchmarks/bench_compare.py --cases 144,2000 --repeat 3
 
-The target is under 10 s for the whole command, start-up included.
+Wall time is the whole command, interpreter start-up and imports included; peak memory is
+the command's own maximum resident set (its rusage).
+
+Targets on a 2-core machine: 3 x 10,000 in 10 s or less; 3 x 100,000 in 60 s or less
+with at most 1.5 GB peak.
 """
 
-from __future__ import annotations
-
 import argparse
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from pathlib import Path
 
-from farejudge.comparison import html, markdown
-from farejudge.comparison.analysis import build_report
-from farejudge.comparison.gate import evaluate
-from farejudge.comparison.load import load_runs
-from farejudge.comparison.report import sections
-from farejudge.evals.dataset import DEFAULT_CASES, load_cases
-from farejudge.evals.prompt_versions import version_names
-from farejudge.simulate.judge_runs import run_version
+from farejudge.simulate.synthetic_logs import write_runs
 
-MODELS = ["mockllm/judge-a", "mockllm/judge-b"]
-EPOCHS = 3
-# Percent of cases each version gets wrong; later versions do better.
-WRONG = {"v1": 25, "v2": 15, "v3": 10}
+VERSIONS = ("v1", "v2", "v3")
 
 
-def script(version: str, model: str, case_ids: list[str]) -> dict[str, str]:
-    """A deterministic mix of wrong, flaky and failed cases for one run."""
-    out = {}
-    for case in case_ids:
-        roll = zlib.crc32(f"{version}/{model}/{case}".encode()) % 100
-        if roll < 2:
-            out[case] = "failure"
-        elif roll < 7:
-            out[case] = "flaky"
-        elif roll < 7 + WRONG.get(version, 10):
-            out[case] = "wrong"
-    return out
+def _counts(values: list[str]) -> list[int]:
+    found = [int(part) for value in values for part in value.split(",") if part.strip()]
+    if any(n < 1 for n in found):
+        raise SystemExit("--cases: give counts of 1 or more")
+    return found
 
 
-def build_logs(log_dir: Path) -> float:
-    case_ids = [c.id for c in load_cases(DEFAULT_CASES)]
+def logs_for(root: Path, cases: int) -> tuple[Path, float]:
+    """The folder of logs for `cases` cases, written unless there; seconds spent writing."""
+    folder = root / f"cases-{cases}"
+    if len(list(folder.glob("*.eval"))) == len(VERSIONS):
+        return folder, 0.0
+    shutil.rmtree(folder, ignore_errors=True)
     start = time.perf_counter()
-    for version in version_names():
-        for model in MODELS:
-            run_version(
-                version, script(version, model, case_ids), DEFAULT_CASES, log_dir, model, EPOCHS
-            )
-    return time.perf_counter() - start
+    write_runs(folder, cases, VERSIONS)
+    return folder, time.perf_counter() - start
 
 
-def time_in_process(log_dir: Path, out: Path, resamples: int) -> dict[str, float]:
-    marks = {}
+def run_command(logs: Path, out: Path, resamples: int) -> tuple[float, float, int]:
+    """judge-compare end to end: wall seconds, peak RSS in MB, exit status."""
+    command = [
+        sys.executable,
+        "-c",
+        "from farejudge.comparison.cli import main; main()",
+        str(logs),
+        "--out",
+        str(out),
+        "--quiet",
+        "--resamples",
+        str(resamples),
+    ]
     start = time.perf_counter()
-    runs = load_runs([str(log_dir)])
-    marks["read logs (evals_df + samples_df)"] = time.perf_counter() - start
-    t = time.perf_counter()
-    report = build_report(runs, resamples=resamples)
-    marks["figures and intervals"] = time.perf_counter() - t
-    t = time.perf_counter()
-    parts = sections(report, evaluate(report, set()))
-    (out / "report.md").write_text(markdown.render(parts), encoding="utf-8")
-    marks["markdown"] = time.perf_counter() - t
-    t = time.perf_counter()
-    (out / "report.html").write_text(html.render(report, parts), encoding="utf-8")
-    marks["html with plots"] = time.perf_counter() - t
-    marks["total in process"] = time.perf_counter() - start
-    samples = len(runs.samples)
-    print(
-        f"{samples} sample-epochs, {runs.samples['case'].nunique()} cases, "
-        f"{len(runs.versions)} versions x {len(runs.models)} models"
-    )
-    return marks
-
-
-def time_command(log_dir: Path, out: Path, resamples: int) -> tuple[float, int]:
-    """The console script end to end, interpreter start-up and imports included."""
-    start = time.perf_counter()
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from farejudge.comparison.cli import main; main()",
-            str(log_dir),
-            "--out",
-            str(out),
-            "--quiet",
-            "--resamples",
-            str(resamples),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return time.perf_counter() - start, done.returncode
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # wait4 gives this child's own rusage; RUSAGE_CHILDREN would be the maximum over all.
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    assert child.stderr is not None
+    err = child.stderr.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        print(err, file=sys.stderr)
+    # ru_maxrss is in kilobytes on Linux.
+    return wall, usage.ru_maxrss / 1024, code
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--log-dir", type=Path, help="reuse or build the logs here")
-    parser.add_argument("--repeat", type=int, default=3, help="timed repetitions")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument(
+        "--cases",
+        action="append",
+        metavar="N[,N...]",
+        help="case counts (repeatable, or comma-separated); default 144, 10000, 100000",
+    )
+    parser.add_argument("--log-dir", type=Path, help="reuse or write the logs here")
+    parser.add_argument("--repeat", type=int, default=1, help="timed runs per case count")
     parser.add_argument("--resamples", type=int, default=2000)
     args = parser.parse_args()
+    counts = _counts(args.cases or ["144,10000,100000"])
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-compare-"))
-    log_dir = args.log_dir or scratch / "logs"
-    out = scratch / "report"
-    out.mkdir()
+    root = args.log_dir or scratch / "logs"
     try:
-        if not any(log_dir.glob("*.eval")):
-            print(f"building logs in {log_dir} ...")
-            print(f"built {len(version_names()) * len(MODELS)} runs in {build_logs(log_dir):.1f} s")
-        for i in range(args.repeat):
-            print(f"\nrun {i + 1}")
-            for name, seconds in time_in_process(log_dir, out, args.resamples).items():
-                print(f"  {name:<36} {seconds:6.2f} s")
-            seconds, code = time_command(log_dir, out, args.resamples)
-            print(f"  {'judge-compare command (exit ' + str(code) + ')':<36} {seconds:6.2f} s")
-        size = (out / "report.html").stat().st_size
-        print(f"\nreport.html: {size / 1024:.0f} KiB")
+        print(f"{'cases':>8} {'sample-epochs':>14} {'wall s':>8} {'peak MB':>8} "
+              f"{'s per 1,000':>12} {'exit':>5}")
+        for cases in counts:
+            logs, built = logs_for(root, cases)
+            if built:
+                print(f"  (wrote {len(VERSIONS)} logs of {cases:,} cases in {built:.0f} s)")
+            sample_epochs = cases * len(VERSIONS)
+            for _ in range(args.repeat):
+                wall, peak, code = run_command(logs, scratch / f"report-{cases}", args.resamples)
+                per_thousand = wall / sample_epochs * 1000
+                print(
+                    f"{cases:>8,} {sample_epochs:>14,} {wall:>8.1f} {peak:>8.0f} "
+                    f"{per_thousand:>12.3f} {code:>5}"
+                )
+            report = scratch / f"report-{cases}"
+            sizes = ", ".join(
+                f"{p.name} {p.stat().st_size / 1024:,.0f} KiB" for p in sorted(report.iterdir())
+            )
+            print(f"  {sizes}")
     finally:
         shutil.rmtree(scratch)
 

@@ -7,21 +7,27 @@ judge failure is never agreement, so it counts against the version that produced
 """
 
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from farejudge.comparison.graded import GradedResults, graded_results
 from farejudge.comparison.intervals import (
     Interval,
     Statistic,
     bootstrap,
     mcnemar_detectable_change,
     mcnemar_exact,
+    percentile_interval,
+    resampled_totals_many,
+    statistic_values,
     wilson,
 )
 from farejudge.comparison.load import LogsError, Runs
+from farejudge.comparison.suspicion import PanelFindings, panel_findings
 from farejudge.scorers.confusion import Confusion, cells, overlap_f1
 
 # Columns of the per-case totals array the bootstrap statistics read.
@@ -247,6 +253,10 @@ class Report:
     seed: int
     partial: bool
     """Whether a run given only some of its cases is held to those alone (`--partial`)."""
+    graded: GradedResults | None = None
+    """The judge's graded score P(ungrounded): per run and between versions."""
+    panel: PanelFindings = field(default_factory=PanelFindings)
+    """Judge panels (majority verdicts per version) and the gold cases they doubt."""
 
 
 def held_cases(runs: Runs, key: tuple[str, str], partial: bool) -> set[str]:
@@ -255,14 +265,25 @@ def held_cases(runs: Runs, key: tuple[str, str], partial: bool) -> set[str]:
     return case_set & runs.coverage[key].selected if partial else case_set
 
 
-def _verdict_kind(failure: float, judge_ungrounded: float) -> str:
-    if failure:
-        return "judge failure"
-    return "ungrounded" if judge_ungrounded else "grounded"
+VERDICT_KINDS = ("grounded", "ungrounded", "judge failure")
+_KIND_COLUMNS = ["_grounded", "_ungrounded", "_judge_failure"]
 
 
-def _modal(values: pd.Series) -> str:
-    return str(Counter(values).most_common(1)[0][0])
+def _verdict_kinds(samples: pd.DataFrame) -> NDArray[np.float64]:
+    """Per case-epoch, 1 in the column of its verdict kind (VERDICT_KINDS) and 0 elsewhere."""
+    failed = samples["failure"].to_numpy(dtype=float) != 0
+    # NaN counts as ungrounded, as a truth value would.
+    ungrounded = ~failed & (samples["judge_ungrounded"].to_numpy(dtype=float) != 0)
+    return np.column_stack([~failed & ~ungrounded, ungrounded, failed]).astype(float)
+
+
+def _modal_verdicts(samples: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Each case's most common verdict over its epochs; a tie goes to the one seen first."""
+    # Unsorted groups come in order of first appearance, and a stable sort keeps that order
+    # among equal counts.
+    counted = samples.groupby([*keys, "verdict"], sort=False).size().rename("n").reset_index()
+    counted = counted.sort_values("n", ascending=False, kind="stable")
+    return counted.drop_duplicates(keys).set_index(keys)["verdict"].astype(str)
 
 
 def _cells(samples: pd.DataFrame) -> tuple[NDArray[np.float64], ...]:
@@ -275,18 +296,13 @@ def _cells(samples: pd.DataFrame) -> tuple[NDArray[np.float64], ...]:
 
 def per_case(samples: pd.DataFrame) -> pd.DataFrame:
     """One row per version, model and case: epoch shares, totals and the modal verdict."""
+    keys = ["version", "model", "case"]
     tp, fn, fp, tn = _cells(samples)
+    kinds = _verdict_kinds(samples)
     rows = samples.assign(
-        tp=tp,
-        fn=fn,
-        fp=fp,
-        tn=tn,
-        kind=[
-            _verdict_kind(f, j)
-            for f, j in zip(samples["failure"], samples["judge_ungrounded"], strict=True)
-        ],
+        tp=tp, fn=fn, fp=fp, tn=tn, **dict(zip(_KIND_COLUMNS, kinds.T, strict=True))
     )
-    grouped = rows.groupby(["version", "model", "case"], sort=False)
+    grouped = rows.groupby(keys, sort=False)
     cases = grouped[["agree", "failure", "gold_ungrounded", *_TOTALS]].mean()
     # The mean over the epochs that have one: a case's graded score is NaN only where none has.
     cases["p_ungrounded"] = grouped["p_ungrounded"].mean()
@@ -296,21 +312,34 @@ def per_case(samples: pd.DataFrame) -> pd.DataFrame:
     cases["relation"] = grouped["relation"].first()
     cases["epochs"] = grouped.size()
     cases["failed_epochs"] = grouped["failure"].sum()
-    cases["verdict"] = grouped["verdict"].agg(_modal)
-    cases["kinds"] = grouped["kind"].agg(lambda k: dict(Counter(k)))
+    cases["verdict"] = _modal_verdicts(samples, keys).reindex(cases.index)
+    counts = grouped[_KIND_COLUMNS].sum().to_numpy(dtype=int)
+    cases["kinds"] = [
+        {kind: int(n) for kind, n in zip(VERDICT_KINDS, row, strict=True) if n} for row in counts
+    ]
+    # Epochs giving the case's most common verdict kind: its consistency's numerator.
+    cases["modal_epochs"] = counts.max(axis=1)
     cases["right"] = cases["agree"] > 0.5
     return cases.reset_index()
 
 
+def _run_totals(group: pd.DataFrame) -> NDArray[np.float64]:
+    """A run's per-case totals: the rows its bootstrapped figures resample."""
+    totals: NDArray[np.float64] = group[_TOTALS].to_numpy(dtype=float)
+    return totals
+
+
 def _summary(
-    version: str, model: str, group: pd.DataFrame, errored: int, n_boot: int, seed: int
+    version: str, model: str, group: pd.DataFrame, errored: int, resampled: NDArray[np.float64]
 ) -> RunSummary:
+    """`resampled`: the run totals' column totals in each bootstrap resample; one draw serves
+    every bootstrapped figure of the run."""
     n = len(group)
-    totals = group[_TOTALS].to_numpy(dtype=float)
-    t = totals.sum(axis=0)
+    t = _run_totals(group).sum(axis=0)
 
     def boot(statistic: Statistic) -> Interval:
-        return bootstrap(totals, statistic, n_boot, seed)
+        estimate = float(statistic(t))
+        return percentile_interval(estimate, statistic_values(statistic, resampled))
 
     return RunSummary(
         version=version,
@@ -350,9 +379,9 @@ def _confusion_counts(version: str, model: str, rows: pd.DataFrame) -> Confusion
     )
 
 
-def _transition(
-    model: str, before: str, after: str, cases: pd.DataFrame, n_boot: int, seed: int
-) -> Transition:
+def _paired(model: str, before: str, after: str, cases: pd.DataFrame) -> pd.DataFrame:
+    """The cases both runs scored, side by side by case id (suffixes _a and _b)."""
+
     def run(version: str) -> pd.DataFrame:
         rows = cases[(cases["version"] == version) & (cases["model"] == model)]
         return rows.set_index("case")[["case_hash", "category", "agree", "right", "verdict"]]
@@ -363,23 +392,40 @@ def _transition(
         .sort_index()
     )
     # A case whose content changed is another case under the same id: never a flip.
-    same = both["case_hash_a"] == both["case_hash_b"]
+    return both.assign(same=both["case_hash_a"] == both["case_hash_b"])
+
+
+def _gains(both: pd.DataFrame) -> NDArray[np.float64]:
+    """Per shared case, its accuracy gain and a one: the rows the accuracy change resamples."""
+    pair = both[both["same"]]
+    gain = pair["agree_b"].to_numpy(float) - pair["agree_a"].to_numpy(float)
+    return np.column_stack([gain, np.ones(len(pair))])
+
+
+def _transition(
+    model: str, before: str, after: str, both: pd.DataFrame, resampled: NDArray[np.float64]
+) -> Transition:
+    """`both`: the runs' cases side by side (`_paired`); `resampled`: the column totals of
+    their `_gains` in each bootstrap resample."""
+    same = both["same"]
     pair = both[same]
 
     def flips(mask: pd.Series) -> list[Flip]:
+        found = pair[mask]
         return [
-            Flip(
-                case=str(case),
-                category=str(row.category_b),
-                before=str(row.verdict_a),
-                after=str(row.verdict_b),
+            Flip(case=str(case), category=str(category), before=str(a), after=str(b))
+            for case, category, a, b in zip(
+                found.index,
+                found["category_b"],
+                found["verdict_a"],
+                found["verdict_b"],
+                strict=True,
             )
-            for case, row in pair[mask].iterrows()
         ]
 
     fixed = flips(pair["right_b"] & ~pair["right_a"])
     broken = flips(pair["right_a"] & ~pair["right_b"])
-    gain = pair["agree_b"].to_numpy(float) - pair["agree_a"].to_numpy(float)
+    change = _ratio(0, 1)
     return Transition(
         model=model,
         before=before,
@@ -392,8 +438,8 @@ def _transition(
         detectable_change=mcnemar_detectable_change(
             len(pair), (len(fixed) + len(broken)) / len(pair) if len(pair) else 0.0
         ),
-        accuracy_change=bootstrap(
-            np.column_stack([gain, np.ones(len(pair))]), _ratio(0, 1), n_boot, seed
+        accuracy_change=percentile_interval(
+            change(_gains(both).sum(axis=0)), statistic_values(change, resampled)
         ),
     )
 
@@ -435,29 +481,38 @@ def _stability(
 ) -> tuple[list[StabilitySummary], list[CaseStability]]:
     summaries, unstable = [], []
     for (version, model), group in cases.groupby(["version", "model"], sort=False):
-        per_case = [
-            CaseStability(
-                version=str(version),
-                model=str(model),
-                case=str(row.case),
-                category=str(row.category),
-                epochs=int(row.epochs),
-                verdicts=dict(row.kinds),
+        shaky = group[[len(kinds) > 1 for kinds in group["kinds"]]]
+        share = group["modal_epochs"].to_numpy(dtype=float) / group["epochs"].to_numpy(dtype=float)
+        # A run whose every case gave one verdict kind is consistent in every resample.
+        consistency = (
+            Interval(1.0, 1.0, 1.0)
+            if shaky.empty and len(group)
+            else bootstrap(
+                np.column_stack([share, np.ones(len(share))]), _ratio(0, 1), n_boot, seed
             )
-            for row in group.itertuples()
-        ]
-        shaky = [c for c in per_case if len(c.verdicts) > 1]
-        consistency = np.array([[c.consistency, 1.0] for c in per_case])
+        )
         summaries.append(
             StabilitySummary(
                 version=str(version),
                 model=str(model),
-                cases=len(per_case),
-                unstable=wilson(len(shaky), len(per_case)),
-                consistency=bootstrap(consistency, _ratio(0, 1), n_boot, seed),
+                cases=len(group),
+                unstable=wilson(len(shaky), len(group)),
+                consistency=consistency,
             )
         )
-        unstable.extend(shaky)
+        unstable += [
+            CaseStability(
+                version=str(version),
+                model=str(model),
+                case=str(case),
+                category=str(category),
+                epochs=int(epochs),
+                verdicts=dict(kinds),
+            )
+            for case, category, epochs, kinds in zip(
+                shaky["case"], shaky["category"], shaky["epochs"], shaky["kinds"], strict=True
+            )
+        ]
     return summaries, unstable
 
 
@@ -500,7 +555,14 @@ def _accuracy_by(cases: pd.DataFrame, column: str) -> list[GroupAccuracy]:
     ]
 
 
-def build_report(runs: Runs, resamples: int = 2000, seed: int = 0, partial: bool = False) -> Report:
+def build_report(
+    runs: Runs,
+    resamples: int = 2000,
+    seed: int = 0,
+    partial: bool = False,
+    target_recall: float = 0.9,
+    panel: Sequence[str] | None = None,
+) -> Report:
     cases = per_case(runs.samples)
     order = {v: i for i, v in enumerate(runs.versions)}
     cases = cases.sort_values(
@@ -508,9 +570,25 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0, partial: bool
     ).reset_index(drop=True)
     runs_grouped = list(cases.groupby(["version", "model"], sort=False))
     errored = {(str(r.version), str(r.model)): int(r.errored) for r in runs.logs.itertuples()}
+    present = set(zip(cases["version"], cases["model"], strict=True))
+    for model in runs.models:
+        for before, after in zip(runs.versions, runs.versions[1:], strict=False):
+            _require_common_cases(runs, model, before, after)
+    pairs = [
+        (model, before, after, _paired(model, before, after, cases))
+        for model in runs.models
+        for before, after in zip(runs.versions, runs.versions[1:], strict=False)
+        if (before, model) in present and (after, model) in present
+    ]
+    # One pass of bootstrap draws for all runs and pairs of the same size (usually all).
+    resampled = resampled_totals_many(
+        [*(_run_totals(group) for _, group in runs_grouped), *(_gains(p[3]) for p in pairs)],
+        resamples,
+        seed,
+    )
     summaries = [
-        _summary(str(v), str(m), group, errored[(str(v), str(m))], resamples, seed)
-        for (v, m), group in runs_grouped
+        _summary(str(v), str(m), group, errored[(str(v), str(m))], drawn)
+        for ((v, m), group), drawn in zip(runs_grouped, resampled, strict=False)
     ]
     categories = _accuracy_by(cases, "category")
     relations = _accuracy_by(cases, "relation")
@@ -519,15 +597,11 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0, partial: bool
         for (v, m), rows in runs.samples.groupby(["version", "model"], sort=False)
     ]
     confusions.sort(key=lambda c: (order[c.version], c.model))
-    present = set(zip(cases["version"], cases["model"], strict=True))
-    for model in runs.models:
-        for before, after in zip(runs.versions, runs.versions[1:], strict=False):
-            _require_common_cases(runs, model, before, after)
     transitions = [
-        _transition(model, before, after, cases, resamples, seed)
-        for model in runs.models
-        for before, after in zip(runs.versions, runs.versions[1:], strict=False)
-        if (before, model) in present and (after, model) in present
+        _transition(model, before, after, both, drawn)
+        for (model, before, after, both), drawn in zip(
+            pairs, resampled[len(runs_grouped) :], strict=True
+        )
     ]
     stability, unstable = _stability(cases, resamples, seed)
     return Report(
@@ -546,4 +620,6 @@ def build_report(runs: Runs, resamples: int = 2000, seed: int = 0, partial: bool
         resamples=resamples,
         seed=seed,
         partial=partial,
+        graded=graded_results(cases, runs.versions, runs.models, resamples, seed, target_recall),
+        panel=panel_findings(runs, cases, panel, resamples, seed),
     )

@@ -15,8 +15,10 @@ from pathlib import Path
 from farejudge.comparison import html, markdown
 from farejudge.comparison.analysis import build_report
 from farejudge.comparison.gate import GateResult, evaluate
+from farejudge.comparison.listings import MARKDOWN_ROWS, shown, write_listing
 from farejudge.comparison.load import LogsError, load_runs
 from farejudge.comparison.report import sections
+from farejudge.comparison.suspects_export import export_lines, export_suspects
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -32,7 +34,11 @@ def _parser() -> argparse.ArgumentParser:
         "write a Markdown and an HTML report, and exit non-zero when the gate fails.",
     )
     parser.add_argument("logs", nargs="+", help="log folders or .eval/.json log files")
-    parser.add_argument("--out", default="reports", help="folder for report.md and report.html")
+    parser.add_argument(
+        "--out",
+        default="reports",
+        help="folder for report.md, report.html and cases.jsonl (every row of the long lists)",
+    )
     parser.add_argument(
         "--allow",
         action="append",
@@ -54,8 +60,32 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    parser.add_argument(
+        "--target-recall",
+        type=float,
+        default=0.9,
+        help="recall of ungrounded answers the graded score's cut-off must reach (0-1]",
+    )
+    parser.add_argument(
+        "--panel",
+        type=_names,
+        metavar="M1,M2,M3",
+        help="judge models to pool as a majority panel per version (default: every model of "
+        "a version with runs from three or more)",
+    )
+    parser.add_argument(
+        "--suspects-out",
+        type=Path,
+        metavar="DIR",
+        help="write the gold cases a panel confidently disagrees with, as judge-intake input "
+        "for blind re-labelling",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not print the Markdown")
     return parser
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def _allowed(cases: list[str], allow_file: Path | None) -> set[str]:
@@ -74,9 +104,10 @@ def _gate_lines(gate: GateResult) -> list[str]:
     if gate.passed:
         passed = f"gate: passed ({len(gate.allowed)} allowed)" if gate.allowed else "gate: passed"
         return [passed, *partial]
-    return [f"gate: {gate.status} ({len(gate.violations)})", *partial] + [
-        f"  {v.reason}" for v in gate.violations
-    ]
+    reasons, more = shown([f"  {v.reason}" for v in gate.violations], "gate", MARKDOWN_ROWS)
+    return [f"gate: {gate.status} ({len(gate.violations)})", *partial, *reasons] + (
+        [f"  {more}"] if more else []
+    )
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -84,9 +115,16 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         if args.resamples < 1:
             raise UsageError("--resamples must be at least 1")
+        if not 0 < args.target_recall <= 1:
+            raise UsageError(f"--target-recall {args.target_recall}: must be in (0, 1]")
         allowed = _allowed(args.allow, args.allow_file)
         report = build_report(
-            load_runs(args.logs), resamples=args.resamples, seed=args.seed, partial=args.partial
+            load_runs(args.logs),
+            resamples=args.resamples,
+            seed=args.seed,
+            partial=args.partial,
+            target_recall=args.target_recall,
+            panel=args.panel,
         )
         gate = evaluate(report, allowed)
         parts = sections(report, gate)
@@ -96,15 +134,23 @@ def run(argv: Sequence[str] | None = None) -> int:
             out.mkdir(parents=True, exist_ok=True)
             (out / "report.md").write_text(text, encoding="utf-8")
             (out / "report.html").write_text(html.render(report, parts), encoding="utf-8")
+            listing = write_listing(parts, out)
         except OSError as err:
             raise UsageError(f"--out {out}: {err.strerror}") from err
+        suspects: list[str] = []
+        if args.suspects_out:
+            try:
+                export = export_suspects(report.panel.suspects, report.runs, args.suspects_out)
+            except OSError as err:
+                raise UsageError(f"--suspects-out {args.suspects_out}: {err.strerror}") from err
+            suspects = export_lines(export, args.suspects_out)
     except (UsageError, LogsError) as err:
         print(f"judge-compare: error: {err}", file=sys.stderr)
         return EXIT_INPUT
     if not args.quiet:
         print(text)
-    print(f"report: {out / 'report.md'}, {out / 'report.html'}", file=sys.stderr)
-    print("\n".join(_gate_lines(gate)), file=sys.stderr)
+    print(f"report: {out / 'report.md'}, {out / 'report.html'}, {listing}", file=sys.stderr)
+    print("\n".join([*suspects, *_gate_lines(gate)]), file=sys.stderr)
     return EXIT_OK if gate.passed else EXIT_GATE
 
 

@@ -4,6 +4,8 @@ import base64
 from html import escape
 
 from farejudge.comparison.analysis import Report
+from farejudge.comparison.graded_plots import GRADED_PLOTS
+from farejudge.comparison.listings import HTML_ROWS, shown
 from farejudge.comparison.plots import PLOTS
 from farejudge.comparison.report import Section, Table, Toned
 
@@ -32,15 +34,17 @@ def _tone(text: str) -> str:
 def _table(table: Table) -> str:
     caption = f"<caption>{escape(table.caption)}</caption>" if table.caption else ""
     head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
+    rows, more = shown(table.rows, table.listing, HTML_ROWS)
     body = "".join(
         "<tr>" + "".join(f"<td{_tone(c)}>{escape(c)}</td>" for c in row) + "</tr>"
-        for row in table.rows
+        for row in rows
     )
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    left_out = f"<p>{escape(more)}</p>" if more else ""
+    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{left_out}"
 
 
 def _plot(report: Report, key: str) -> str:
-    draw = PLOTS.get(key)
+    draw = PLOTS.get(key) or GRADED_PLOTS.get(key)
     png = draw(report) if draw else None
     if png is None:
         return ""
@@ -55,9 +59,10 @@ def _section(report: Report, section: Section, depth: int) -> str:
     parts = [f"<{tag}{tone}>{escape(section.title)}</{tag}>"]
     parts += [f"<p>{escape(p)}</p>" for p in section.lines]
     if section.bullets:
-        parts.append(
-            "<ul>" + "".join(f"<li{_tone(b)}>{escape(b)}</li>" for b in section.bullets) + "</ul>"
-        )
+        bullets, more = shown(section.bullets, section.listing, HTML_ROWS)
+        items = [f"<li{_tone(b)}>{escape(b)}</li>" for b in bullets]
+        items += [f"<li>{escape(more)}</li>"] if more else []
+        parts.append("<ul>" + "".join(items) + "</ul>")
     parts.append(_plot(report, section.key))
     parts += [_table(t) for t in section.tables]
     return "\n".join(p for p in parts if p)

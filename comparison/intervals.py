@@ -6,9 +6,8 @@ independent draws). McNemar's test is the exact binomial test on the discordant 
 """
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,17 +49,73 @@ Statistic = Callable[[NDArray[np.float64]], float]
 """A figure computed from column totals over cases (counts of TP, FN, ..., claims matched)."""
 
 
-@lru_cache(maxsize=16)
-def _weights(n: int, resamples: int, seed: int) -> NDArray[np.int64]:
-    """Row r counts how often each of n cases was drawn in resample r.
+# Draws held at once: about 32 MB of int64 indices, whatever the cases and resamples.
+CHUNK_DRAWS = 1 << 22
 
-    Cached: every figure of one run resamples the same cases with the same seed.
+
+def resampled_totals(
+    rows: NDArray[np.float64], resamples: int, seed: int, chunk: int | None = None
+) -> NDArray[np.float64]:
+    """Column totals of `rows` (one row per case) in each of `resamples` case resamples.
+
+    Resample r draws n cases with replacement; its totals are its case counts times the rows.
+    The draws come from one generator stream, `chunk` resamples at a time (by default as many
+    as fit in CHUNK_DRAWS): the same seed gives the same totals at any chunk size, and memory
+    stays at one chunk of counts. Any rows with the same number of cases are resampled alike.
     """
-    draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    offsets = (draws + n * np.arange(resamples)[:, None]).ravel()
-    weights = np.bincount(offsets, minlength=resamples * n).reshape(resamples, n)
-    weights.flags.writeable = False
-    return weights
+    n = len(rows)
+    totals = np.empty((resamples, rows.shape[1]))
+    if n == 0:
+        totals.fill(0.0)
+        return totals
+    step = max(1, chunk or CHUNK_DRAWS // n)
+    rng = np.random.default_rng(seed)
+    for first in range(0, resamples, step):
+        count = min(step, resamples - first)
+        draws = rng.integers(0, n, size=(count, n))
+        draws += n * np.arange(count)[:, None]
+        weights = np.bincount(draws.ravel(), minlength=count * n).reshape(count, n)
+        totals[first : first + count] = weights.astype(np.float64) @ rows
+    return totals
+
+
+def resampled_totals_many(
+    matrices: Sequence[NDArray[np.float64]], resamples: int, seed: int
+) -> list[NDArray[np.float64]]:
+    """`resampled_totals` of each matrix, as a call on each alone gives them: matrices with
+    the same number of rows (cases) are resampled alike, so they share one pass of draws."""
+    found: list[NDArray[np.float64]] = [np.empty((0, 0))] * len(matrices)
+    by_cases: dict[int, list[int]] = {}
+    for i, rows in enumerate(matrices):
+        by_cases.setdefault(len(rows), []).append(i)
+    for group in by_cases.values():
+        widths = np.cumsum([matrices[i].shape[1] for i in group])[:-1]
+        stacked = np.hstack([matrices[i] for i in group])
+        parts = np.split(resampled_totals(stacked, resamples, seed), widths, axis=1)
+        for i, part in zip(group, parts, strict=True):
+            found[i] = part
+    return found
+
+
+def percentile_interval(
+    estimate: float, values: NDArray[np.float64], level: float = 0.95
+) -> Interval:
+    """The percentile interval of a figure's resampled `values` around its `estimate`.
+
+    Resamples where the figure is undefined (NaN, e.g. no ungrounded case drawn) are left
+    out; if all are, the interval is undefined.
+    """
+    values = values[~np.isnan(values)]
+    if math.isnan(estimate) or len(values) == 0:
+        return Interval(estimate, math.nan, math.nan)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return Interval(estimate, float(low), float(high))
+
+
+def statistic_values(statistic: Statistic, totals: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`statistic` of each row of resampled totals."""
+    return np.array([statistic(t) for t in totals], dtype=float)
 
 
 def bootstrap(
@@ -73,21 +128,14 @@ def bootstrap(
     """Percentile bootstrap interval of `statistic` over resampled rows (one row per case).
 
     Every figure in the report is a function of column totals, so a resample is drawn as
-    case weights (how often each case was drawn) and its totals are one matrix product.
-    Resamples where the figure is undefined (NaN, e.g. no ungrounded case drawn) are left
-    out of the percentiles; if all are, the interval is undefined.
+    case weights (how often each case was drawn) and its totals are one matrix product
+    (`resampled_totals`; several figures of the same rows can share one such draw).
     """
-    n = len(rows)
     estimate = float(statistic(rows.sum(axis=0)))
-    if n == 0 or math.isnan(estimate):
+    if len(rows) == 0 or math.isnan(estimate):
         return Interval(estimate, math.nan, math.nan)
-    values = np.array([statistic(totals) for totals in _weights(n, resamples, seed) @ rows])
-    values = values[~np.isnan(values)]
-    if len(values) == 0:
-        return Interval(estimate, math.nan, math.nan)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return Interval(estimate, float(low), float(high))
+    totals = resampled_totals(rows, resamples, seed)
+    return percentile_interval(estimate, statistic_values(statistic, totals), level)
 
 
 def mcnemar_exact(fixed: int, broken: int) -> float:
@@ -98,6 +146,11 @@ def mcnemar_exact(fixed: int, broken: int) -> float:
     return float(binomtest(min(fixed, broken), n, 0.5).pvalue)
 
 
+# Binomial counts of discordant pairs less likely than this, together, are left out of the
+# power sum: they cannot move it by more than this, and the sum stays linear in the pairs.
+_NEGLIGIBLE = 1e-15
+
+
 def mcnemar_detectable_change(
     pairs: int, discordance: float, alpha: float = 0.05, power: float = 0.8
 ) -> float:
@@ -105,33 +158,36 @@ def mcnemar_detectable_change(
 
     Exact two-sided McNemar at `alpha`, with discordant pairs drawn at the observed rate: the
     number of discordant pairs is binomial over the cases, and of those the share that are
-    fixes is (discordance + change) / (2 * discordance). NaN where no change up to the
-    discordance itself reaches the power (too few cases, or no discordant pair at all).
+    fixes is (discordance + change) / (2 * discordance). Changes are tried in steps of 0.005
+    up to the discordance; NaN where none reaches the power (too few cases, or no discordant
+    pair at all). Exact at any size: vectorised over the counts of discordant pairs, leaving
+    out only the counts whose binomial probability is negligible (under 1e-15 together).
     """
     if pairs <= 0 or discordance <= 0:
         return math.nan
-    counts = np.arange(pairs + 1)
+    low = int(binom.ppf(_NEGLIGIBLE / 2, pairs, discordance))
+    high = int(binom.isf(_NEGLIGIBLE / 2, pairs, discordance))
+    counts = np.arange(max(low - 1, 0), min(high + 1, pairs) + 1)
+    critical = _critical(counts, alpha)
+    tested = critical >= 0
+    counts, critical = counts[tested], critical[tested]
     weights = binom.pmf(counts, pairs, discordance)
-    # Per count of discordant pairs, the largest count of fixes the test rejects at the low
-    # end (symmetric at the high end): 2 * P(X <= c) <= alpha under no change.
-    critical = [_critical(int(d), alpha) for d in counts]
-    for change in np.arange(0.005, discordance + 1e-9, 0.005):
-        share = min(1.0, (discordance + change) / (2 * discordance))
-        detect = sum(
-            w * (binom.cdf(c, d, share) + binom.sf(d - c - 1, d, share))
-            for d, w, c in zip(counts, weights, critical, strict=True)
-            if c >= 0
-        )
-        if detect >= power:
-            return float(change)
-    return math.nan
+    changes = np.arange(0.005, discordance + 1e-9, 0.005)
+    shares = np.minimum(1.0, (discordance + changes) / (2 * discordance))[:, None]
+    # Power at each change: P(reject) per count of discordant pairs, weighted by its chance.
+    reject = binom.cdf(critical, counts, shares) + binom.sf(counts - critical - 1, counts, shares)
+    detect = reject @ weights
+    reached = np.nonzero(detect >= power)[0]
+    return float(changes[reached[0]]) if len(reached) else math.nan
 
 
-@lru_cache(maxsize=4096)
-def _critical(discordant: int, alpha: float) -> int:
-    """The largest c with 2 * P(X <= c) <= alpha for X ~ Binomial(discordant, 1/2); -1 if none."""
-    if discordant == 0:
-        return -1
-    below = 2 * binom.cdf(np.arange(discordant + 1), discordant, 0.5)
-    rejecting = np.nonzero(below <= alpha)[0]
-    return int(rejecting[-1]) if len(rejecting) else -1
+def _critical(discordant: NDArray[np.int64], alpha: float) -> NDArray[np.int64]:
+    """Per count d, the largest c with 2 * P(X <= c) <= alpha for X ~ Binomial(d, 1/2); -1 if
+    none (and for d = 0)."""
+    d = discordant[:, None]
+    # The answer is the quantile or just below it; checking its neighbours settles rounding.
+    guess = binom.ppf(alpha / 2, discordant, 0.5)[:, None] + np.arange(-2, 2)
+    guess = np.clip(guess, -1, None)
+    rejects = (2 * binom.cdf(guess, d, 0.5) <= alpha) & (guess >= 0) & (d > 0)
+    best: NDArray[np.int64] = np.where(rejects, guess, -1).max(axis=1).astype(np.int64)
+    return best

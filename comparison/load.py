@@ -4,20 +4,26 @@ Rows are per epoch on purpose: epoch-reduced scores would hide how often a verdi
 changes between epochs, and averaging first would lose the confusion counts.
 """
 
-import json
-from collections.abc import Sequence
+import math
+import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from inspect_ai.analysis import EvalColumn, SampleColumn, evals_df, samples_df
+from fsspec.core import url_to_fs
+
+# Importing inspect_ai.log also teaches zipfile the zstd compression of .eval members.
+from inspect_ai.log import list_eval_logs, read_eval_log
+from inspect_ai.model import ModelUsage
 from numpy.typing import NDArray
+
+from farejudge.comparison.json_stream import JsonStreamError, array_items, member_items
 
 TASK = "judge_groundedness"
 SCORER = "verdict_agreement"
-_VALUE = f"scores.{SCORER}.value"
 SPAN_COUNTS = ("span_judge_chars", "span_gold_chars", "span_overlap_chars")
 """The scorer's character counts behind span precision and recall."""
 
@@ -55,13 +61,14 @@ class Runs:
     claims_matched; span_judge_chars, span_gold_chars, span_overlap_chars (NaN in a log
     written before span scores); verdict (the judge's verdict in words, or why there is
     none); p_ungrounded (the judge's graded P(ungrounded), NaN where it has none) and
-    graded_source (logprobs, epochs or none). A sample that errored (the provider failed, not the judge) is not here: `logs`
-    counts it."""
+    graded_source (logprobs, epochs or none). A sample that errored (the provider failed,
+    not the judge) is not here: `logs` counts it."""
     logs: pd.DataFrame
     """The log read for each version and model: version, model, log, status, epochs,
     errored (samples that errored and were not scored; a sample cancelled when the run
     stopped is not counted), prompt_tokens and completion_tokens (the run's totals, from its
-    usage)."""
+    usage) and total_cost (the sum of its models' ModelUsage.total_cost; NaN when the run
+    recorded none, as without `--model-cost-config`)."""
     case_sets: dict[tuple[str, str], dict[str, str]]
     """(version, model) → the run's case set as the log recorded it: case id → content hash."""
     coverage: dict[tuple[str, str], Coverage]
@@ -77,46 +84,10 @@ class Runs:
     """What a reader must know about the logs (superseded, incomplete, mixed case sets)."""
 
 
-_EVAL_COLUMNS = [
-    EvalColumn("eval_id", path="eval.eval_id", required=True),
-    EvalColumn("task", path="eval.task", required=True),
-    EvalColumn("version", path="eval.metadata.prompt_version"),
-    EvalColumn("model", path="eval.model", required=True),
-    EvalColumn("status", path="status", required=True),
-    EvalColumn("created", path="eval.created", required=True),
-    EvalColumn("epochs", path="eval.config.epochs"),
-    EvalColumn("completed", path="results.completed_samples"),
-    EvalColumn("finished", path="stats.completed_at"),
-    EvalColumn("usage", path="stats.model_usage"),
-    EvalColumn("error", path="error.message"),
-    EvalColumn("selected", path="eval.dataset.sample_ids"),
-    EvalColumn("limit", path="eval.config.limit"),
-    EvalColumn("sample_id", path="eval.config.sample_id"),
-    # What the run measured, as the task recorded it: read here with the rest of the header,
-    # so no log is opened twice.
-    *[EvalColumn(key, path=f"eval.metadata.{key}") for key in ("case_sha256", "manifest")],
-]
 # Inspect logs a sample cancelled in flight (the run stopping on another sample's error) with
 # the repr of the backend's cancellation as its error: asyncio's or trio's.
 _CANCELLED = ("CancelledError(", "Cancelled(")
-
-_SAMPLE_COLUMNS = [
-    SampleColumn("case", path="id", required=True, type=str),
-    SampleColumn("epoch", path="epoch", required=True),
-    SampleColumn("category", path="metadata.category"),
-    SampleColumn("relation", path="metadata.relation"),
-    SampleColumn("target", path="target", required=True),
-    SampleColumn("agree", path=f"{_VALUE}.agree"),
-    SampleColumn("failure", path=f"{_VALUE}.judge_failure"),
-    SampleColumn("judge_ungrounded", path=f"{_VALUE}.judge_ungrounded"),
-    SampleColumn("claims_judge", path=f"{_VALUE}.claims_judge"),
-    SampleColumn("claims_matched", path=f"{_VALUE}.claims_matched"),
-    SampleColumn("p_ungrounded", path=f"{_VALUE}.p_ungrounded"),
-    SampleColumn("graded_source", path=f"{_VALUE}.graded_source"),
-    *[SampleColumn(key, path=f"{_VALUE}.{key}") for key in SPAN_COUNTS],
-    SampleColumn("verdict", path=f"scores.{SCORER}.answer"),
-    SampleColumn("error", path="error"),
-]
+_LOG_SUFFIXES = (".eval", ".json")
 
 
 def _floats(column: pd.Series) -> NDArray[np.float64]:
@@ -124,16 +95,58 @@ def _floats(column: pd.Series) -> NDArray[np.float64]:
     return values
 
 
-def _read_evals(paths: Sequence[str]) -> pd.DataFrame:
+def _log_files(paths: Sequence[str]) -> list[str]:
+    """The log files at `paths` (files, or folders searched recursively), local or remote."""
+    found: list[str] = []
     for path in paths:
-        if not Path(path).exists():
+        fs, bare = url_to_fs(path)
+        if not fs.exists(bare):
             raise LogsError(f"{path}: no such log file or folder")
-    try:
-        evals = evals_df(list(paths), columns=_EVAL_COLUMNS, quiet=True)
-    except Exception as err:
-        raise LogsError(f"cannot read the logs in {', '.join(paths)}: {err}") from err
-    if evals.empty:
+        if fs.isdir(bare):
+            # Inspect names a local log by URL (file://); a plain path reads better in a report.
+            found += [info.name.removeprefix("file://") for info in list_eval_logs(path)]
+        elif path.endswith(_LOG_SUFFIXES):
+            found.append(path)
+    return found
+
+
+def _header_record(location: str) -> dict[str, Any]:
+    """What the comparison reads of one log's header (no samples)."""
+    log = read_eval_log(location, header_only=True)
+    spec, config = log.eval, log.eval.config
+    metadata = spec.metadata or {}
+    return {
+        "log": location,
+        "eval_id": spec.eval_id,
+        "task": spec.task,
+        "version": metadata.get("prompt_version"),
+        "model": spec.model,
+        "status": log.status,
+        "created": str(spec.created),
+        "epochs": config.epochs,
+        "completed": log.results.completed_samples if log.results else None,
+        "finished": log.stats.completed_at or None,
+        "usage": log.stats.model_usage,
+        "error": log.error.message if log.error else None,
+        "selected": spec.dataset.sample_ids,
+        "limit": config.limit,
+        "sample_id": config.sample_id,
+        # What the run measured, as the task recorded it: read here with the rest of the
+        # header, so no log is opened twice.
+        "case_sha256": metadata.get("case_sha256"),
+        "manifest": metadata.get("manifest"),
+    }
+
+
+def _read_evals(paths: Sequence[str]) -> pd.DataFrame:
+    files = _log_files(paths)
+    if not files:
         raise LogsError(f"no Inspect logs in {', '.join(paths)}")
+    try:
+        # Objects kept as they are: a frame would turn a column of ints and Nones to floats.
+        evals = pd.DataFrame([_header_record(f) for f in files], dtype=object)
+    except (OSError, ValueError) as err:
+        raise LogsError(f"cannot read the logs in {', '.join(paths)}: {err}") from err
     evals = evals[[str(task).split("/")[-1] == TASK for task in evals["task"]]]
     if evals.empty:
         raise LogsError(f"no {TASK} logs in {', '.join(paths)}")
@@ -175,29 +188,32 @@ def _measured(logs: pd.DataFrame) -> list[dict[str, Any]]:
     """Each chosen log's record of its case set and manifest; an older log has none."""
     found = []
     for row in logs.itertuples():
-        missing = [key for key in ("case_sha256", "manifest") if pd.isna(getattr(row, key))]
+        missing = [key for key in ("case_sha256", "manifest") if getattr(row, key) is None]
         if missing:
             raise LogsError(
                 f"{Path(str(row.log)).name}: no {missing[0]} in the eval metadata, so what it "
                 "measured is unknown; it was written by an older version of this task: "
                 "run it again"
             )
-        found.append(
-            {"case_sha256": json.loads(row.case_sha256), "manifest": json.loads(row.manifest)}
-        )
+        found.append({"case_sha256": row.case_sha256, "manifest": row.manifest})
     return found
 
 
 def _option(value: object) -> str:
     """A `--limit` or `--sample-id` value as given on the command line: `10`, `2,5`, `a,b`."""
-    if isinstance(value, str) and value.startswith("["):
-        return ",".join(str(v) for v in json.loads(value))
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
     return str(int(value)) if isinstance(value, float) else str(value)
+
+
+def _missing(value: object) -> bool:
+    """None, or the NaN a frame puts in a numeric column for it."""
+    return value is None or (isinstance(value, float) and np.isnan(value))
 
 
 def _selection(limit: object, sample_id: object) -> str:
     options = [("--limit", limit), ("--sample-id", sample_id)]
-    return " ".join(f"{name} {_option(value)}" for name, value in options if not pd.isna(value))
+    return " ".join(f"{name} {_option(value)}" for name, value in options if not _missing(value))
 
 
 def _outcomes(raw: pd.DataFrame) -> NDArray[np.str_]:
@@ -215,7 +231,7 @@ def _outcomes(raw: pd.DataFrame) -> NDArray[np.str_]:
 
 def _coverage(row: Any, samples: pd.DataFrame, case_set: dict[str, str]) -> Coverage:
     """What one chosen log (`row` of the evals frame) judged, from its samples' outcomes."""
-    epochs = 1 if pd.isna(row.epochs) else int(row.epochs)
+    epochs = 1 if _missing(row.epochs) else int(row.epochs)
 
     def cases(outcome: str) -> frozenset[str]:
         return frozenset(samples.loc[samples["outcome"] == outcome, "case"].astype(str))
@@ -229,19 +245,21 @@ def _coverage(row: Any, samples: pd.DataFrame, case_set: dict[str, str]) -> Cove
         cancelled=cases("cancelled") - judged - errored,
         # A log from before Inspect recorded the selection was given its whole case set.
         selected=frozenset(case_set)
-        if pd.isna(row.selected)
-        else frozenset(str(case) for case in json.loads(row.selected)),
+        if _missing(row.selected)
+        else frozenset(str(case) for case in row.selected),
         selection=_selection(row.limit, row.sample_id),
-        stopped_by=None if pd.isna(row.error) else str(row.error),
+        stopped_by=None if _missing(row.error) else str(row.error),
     )
 
 
-def _tokens(usage: object) -> tuple[int, int]:
-    """A run's prompt and completion tokens over every model it called, from its log."""
-    models = json.loads(usage) if isinstance(usage, str) else {}
+def _usage(usage: dict[str, ModelUsage]) -> tuple[int, int, float]:
+    """A run's prompt and completion tokens and its cost over every model it called, from its
+    log; the cost is NaN unless the run recorded one (`inspect eval --model-cost-config`)."""
+    costs = [u.total_cost for u in usage.values() if u.total_cost is not None]
     return (
-        sum(int(u.get("input_tokens", 0)) for u in models.values()),
-        sum(int(u.get("output_tokens", 0)) for u in models.values()),
+        sum(u.input_tokens for u in usage.values()),
+        sum(u.output_tokens for u in usage.values()),
+        float(sum(costs)) if costs else math.nan,
     )
 
 
@@ -253,30 +271,103 @@ def _ordered_versions(present: set[str], manifest: list[str], notes: list[str]) 
     return known + unknown
 
 
+
+_SUMMARIES = "summaries.json"
+_JOURNAL_SUMMARIES = "_journal/summaries/"
+_VALUE_KEYS = (
+    "agree",
+    "judge_failure",
+    "gold_ungrounded",
+    "judge_ungrounded",
+    "claims_gold",
+    "claims_judge",
+    "claims_matched",
+    *SPAN_COUNTS,
+    "p_ungrounded",
+    "graded_source",
+)
+_COLUMNS = ("case", "epoch", "category", "relation", *_VALUE_KEYS, "verdict", "error")
+
+
+def _eval_summaries(archive: zipfile.ZipFile) -> Iterator[dict[str, Any]]:
+    """The sample summaries of a .eval log, one at a time: what Inspect keeps of each sample
+    beside its transcript (id, epoch, small metadata, scores, error).
+
+    A finished log has them in one member; one whose run was killed only in its journal,
+    written in batches, in order.
+    """
+    names = archive.namelist()
+    if _SUMMARIES in names:
+        members = [_SUMMARIES]
+    else:
+        journal = [n for n in names if n.startswith(_JOURNAL_SUMMARIES) and n.endswith(".json")]
+        members = sorted(journal, key=lambda n: int(Path(n).stem))
+    for member in members:
+        with archive.open(member) as stream:
+            yield from array_items(stream)
+
+
+def _record(sample: dict[str, Any]) -> tuple[Any, ...]:
+    """The columns of one sample (a summary, or a whole sample of a .json log)."""
+    score = (sample.get("scores") or {}).get(SCORER) or {}
+    value = score.get("value")
+    value = value if isinstance(value, dict) else {}
+    metadata = sample.get("metadata") or {}
+    error = sample.get("error")
+    # A summary holds the error's message; a whole sample the error itself.
+    if isinstance(error, dict):
+        error = error.get("message")
+    return (
+        str(sample["id"]),
+        int(sample["epoch"]),
+        metadata.get("category"),
+        metadata.get("relation"),
+        *(value.get(key) for key in _VALUE_KEYS),
+        score.get("answer"),
+        error,
+    )
+
+
+def _read_samples(location: str, eval_id: str) -> pd.DataFrame:
+    """One log's samples, only the columns the comparison uses, in one streaming pass: a .eval
+    log's summaries (never its transcripts); a .json log's samples, each dropped once read."""
+    fs, path = url_to_fs(location)
+    with fs.open(path, "rb") as raw:
+        if location.endswith(".json"):
+            records = [_record(s) for s in member_items(raw, "samples")]
+        else:
+            with zipfile.ZipFile(raw) as archive:
+                records = [_record(s) for s in _eval_summaries(archive)]
+    frame = pd.DataFrame.from_records(records, columns=list(_COLUMNS))
+    # A sample run again into the same log (eval-retry) supersedes its earlier record.
+    frame = frame.drop_duplicates(["case", "epoch"], keep="last").reset_index(drop=True)
+    return frame.assign(eval_id=eval_id)
+
+
 def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]) -> pd.DataFrame:
     """The scored samples; an errored sample has no score and is counted in `logs` instead."""
-    raw = raw[~raw["agree"].isna()]
-    gold = [json.loads(t) for t in raw["target"]]
-    failure = _floats(raw["failure"])
+    raw = raw[raw["agree"].notna()]
+    failure = _floats(raw["judge_failure"])
     by_eval = logs.set_index("eval_id")
     hashes = dict(zip(logs["eval_id"], case_sets, strict=True))
     return pd.DataFrame(
         {
             "version": raw["eval_id"].map(by_eval["version"]).astype(str).to_numpy(),
             "model": raw["eval_id"].map(by_eval["model"]).astype(str).to_numpy(),
-            "case": raw["case"].astype(str).to_numpy(),
+            "case": raw["case"].to_numpy(),
             "case_hash": [
-                hashes[e].get(str(c)) for e, c in zip(raw["eval_id"], raw["case"], strict=True)
+                hashes[e].get(c) for e, c in zip(raw["eval_id"], raw["case"], strict=True)
             ],
             "category": raw["category"].astype(str).to_numpy(),
             # Logs from before the metamorphic suite hold gold cases only.
             "relation": raw["relation"].fillna("gold").astype(str).to_numpy(),
             "epoch": raw["epoch"].to_numpy(dtype=int),
-            "gold_ungrounded": [float(not g["grounded"]) for g in gold],
+            # The scorer's value records gold beside the judge's verdict.
+            "gold_ungrounded": _floats(raw["gold_ungrounded"]),
             "agree": _floats(raw["agree"]),
             "failure": failure,
             "judge_ungrounded": np.where(failure > 0, np.nan, _floats(raw["judge_ungrounded"])),
-            "claims_gold": [float(len(g["unsupported_claims"])) for g in gold],
+            "claims_gold": _floats(raw["claims_gold"]),
             "claims_judge": np.nan_to_num(_floats(raw["claims_judge"])),
             "claims_matched": np.nan_to_num(_floats(raw["claims_matched"])),
             # Unlike the claim counts, NaN where missing: a log from before span scores has
@@ -292,7 +383,8 @@ def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]
 
 
 def load_runs(paths: Sequence[str]) -> Runs:
-    """Read every judge_groundedness log under `paths` (log files or folders)."""
+    """Read every judge_groundedness log under `paths` (log files or folders, local or on any
+    filesystem Inspect reads, s3:// too): every header, then each chosen log's samples once."""
     notes: list[str] = []
     evals = _read_evals(paths)
     missing_version = evals["version"].isna()
@@ -303,7 +395,13 @@ def load_runs(paths: Sequence[str]) -> Runs:
         )
     logs = _choose_logs(evals, notes)
     measured = _measured(logs)
-    raw = samples_df(list(logs["log"]), columns=_SAMPLE_COLUMNS, quiet=True)
+    frames = []
+    for row in logs.itertuples():
+        try:
+            frames.append(_read_samples(str(row.log), str(row.eval_id)))
+        except (OSError, zipfile.BadZipFile, JsonStreamError) as err:
+            raise LogsError(f"{row.log}: cannot read its samples: {err}") from err
+    raw = pd.concat(frames, ignore_index=True)
     if raw.empty:
         raise LogsError("the logs hold no samples")
     case_sets = [dict(m["case_sha256"]) for m in measured]
@@ -329,10 +427,11 @@ def load_runs(paths: Sequence[str]) -> Runs:
             f"the logs ran with different prompt manifests; versions and pinned cases are "
             f"read from the newest, {Path(str(logs['log'].iloc[newest])).name}"
         )
-    tokens = [_tokens(usage) for usage in logs["usage"]]
+    usage = [_usage(u) for u in logs["usage"]]
     logs = logs.assign(
-        prompt_tokens=[prompt for prompt, _ in tokens],
-        completion_tokens=[completion for _, completion in tokens],
+        prompt_tokens=[prompt for prompt, _, _ in usage],
+        completion_tokens=[completion for _, completion, _ in usage],
+        total_cost=[cost for _, _, cost in usage],
     )
     keys = list(zip(logs["version"].astype(str), logs["model"].astype(str), strict=True))
     return Runs(
@@ -347,6 +446,7 @@ def load_runs(paths: Sequence[str]) -> Runs:
                 "errored",
                 "prompt_tokens",
                 "completion_tokens",
+                "total_cost",
             ]
         ],
         case_sets=dict(zip(keys, case_sets, strict=True)),

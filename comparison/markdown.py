@@ -1,5 +1,6 @@
 """The report as Markdown: for the terminal and for a pull request."""
 
+from farejudge.comparison.listings import MARKDOWN_ROWS, shown
 from farejudge.comparison.report import Section, Table
 
 
@@ -11,8 +12,9 @@ def _table(table: Table) -> list[str]:
     lines = [f"_{table.caption}_", ""] if table.caption else []
     lines.append("| " + " | ".join(_cell(c) for c in table.columns) + " |")
     lines.append("|" + "---|" * len(table.columns))
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
-    return [*lines, ""]
+    rows, more = shown(table.rows, table.listing, MARKDOWN_ROWS)
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return [*lines, "", *([more, ""] if more else [])]
 
 
 def render(sections: list[Section]) -> str:
@@ -22,7 +24,8 @@ def render(sections: list[Section]) -> str:
         for paragraph in section.lines:
             lines += [paragraph, ""]
         if section.bullets:
-            lines += [f"- {b}" for b in section.bullets] + [""]
+            bullets, more = shown(section.bullets, section.listing, MARKDOWN_ROWS)
+            lines += [f"- {b}" for b in bullets] + ([f"- {more}"] if more else []) + [""]
         for table in section.tables:
             lines += _table(table)
     return "\n".join(lines).rstrip() + "\n"

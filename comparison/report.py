@@ -43,6 +43,9 @@ class Table:
     rows: list[list[str]]
     """Cells; a `Toned` one carries its tone."""
     caption: str = ""
+    listing: str = ""
+    """Names a list that grows with the cases (flips, unstable cases): renderers show its
+    first rows and say how many more there are; the listing file holds every row."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     tone: Tone | None = None
     """The whole section's verdict, where it gives one (the gate)."""
+    listing: str = ""
+    """Like a table's: names the bullets as a list that grows with the cases."""
 
 
 def number(x: float, signed: bool = False) -> str:
@@ -124,6 +129,7 @@ def _gate(gate: GateResult) -> Section:
             "with --partial), or lacks a pinned case another run's case set holds."
         ],
         bullets=bullets or ["nothing to report"],
+        listing="gate" if bullets else "",
     )
 
 
@@ -208,6 +214,7 @@ def _flips(report: Report) -> Section:
                 ["Case", "Category", "Change", f"{t.before} verdict", f"{t.after} verdict"],
                 rows or [["—", "—", "no case changed", "—", "—"]],
                 caption=_transition_line(t),
+                listing=f"flips {t.before} → {t.after} with {t.model}" if rows else "",
             )
         )
     return Section(
@@ -266,12 +273,17 @@ def _changed(report: Report) -> Section:
             "between the two runs' logs: under the same id they are different cases, so they "
             "count as neither fixed nor broken."
         ],
-        tables=[Table(["Case", "Earlier run", "Later run", "Model"], rows)] if rows else [],
+        tables=[Table(["Case", "Earlier run", "Later run", "Model"], rows, listing="changed")]
+        if rows
+        else [],
         bullets=[] if rows else ["every case both runs scored has identical content in both"],
     )
 
 
 def _tokens(report: Report) -> Section:
+    def _dollars(cost: float) -> str:
+        return "n/a (no price file)" if math.isnan(cost) else f"${cost:,.4f}"
+
     cases = {(s.version, s.model): s.case_epochs + s.errored for s in report.summaries}
     rows = []
     for row in report.runs.logs.itertuples():
@@ -283,6 +295,8 @@ def _tokens(report: Report) -> Section:
                     str(row.model),
                     f"{int(row.prompt_tokens) / n:,.0f}",
                     f"{int(row.completion_tokens) / n:,.0f}",
+                    _dollars(float(row.total_cost)),
+                    _dollars(float(row.total_cost) / n * 1000),
                 ]
             )
     return Section(
@@ -290,9 +304,24 @@ def _tokens(report: Report) -> Section:
         key="tokens",
         lines=[
             "Prompt and completion tokens per judged case-epoch, from each run's usage: a "
-            "longer prompt costs on every answer the judge audits."
+            "longer prompt costs on every answer the judge audits. Cost is each run's "
+            "ModelUsage.total_cost, which Inspect fills from a price file (judge-matrix "
+            "--model-cost-config); per 1,000 audited answers it is the run's cost over its "
+            "case-epochs."
         ],
-        tables=[Table(["Version", "Model", "Prompt tokens", "Completion tokens"], rows)],
+        tables=[
+            Table(
+                [
+                    "Version",
+                    "Model",
+                    "Prompt tokens",
+                    "Completion tokens",
+                    "Cost",
+                    "Cost per 1,000 answers",
+                ],
+                rows,
+            )
+        ],
     )
 
 
@@ -391,21 +420,17 @@ def _relation_changes(report: Report) -> Table:
     )
 
 
-# Enough examples to see a pattern in, few enough to read.
-_WORST_SHOWN = 20
-
-
 def _worst(report: Report) -> Table:
     failures = sorted(report.derived_failures, key=lambda f: (f.relation, f.model, f.case))
-    rows = [[f.case, f.relation, f.model, f.verdict] for f in failures[:_WORST_SHOWN]]
-    more = len(failures) - len(rows)
+    rows = [[f.case, f.relation, f.model, f.verdict] for f in failures]
     return Table(
         ["Case", "Relation", "Model", f"{report.runs.current} verdict"],
         rows or [["—", "—", "—", "none"]],
         caption=(
             f"Failing examples on {report.runs.current}: the gold case right, the derived case "
-            f"wrong ({len(failures)}" + (f", the first {len(rows)} shown)" if more else ")")
+            f"wrong ({len(failures)})"
         ),
+        listing="failing examples" if rows else "",
     )
 
 
@@ -463,6 +488,7 @@ def _stability(report: Report) -> Section:
         ]
         or [["—", "—", "—", "—", "every case gave one verdict in all its epochs"]],
         caption="Cases whose verdict changed between epochs",
+        listing="unstable" if report.unstable_cases else "",
     )
     return Section(
         title="Stability across epochs",
@@ -494,6 +520,11 @@ def _notes(report: Report) -> Section:
 
 
 def sections(report: Report, gate: GateResult) -> list[Section]:
+    # Imported here: graded_report and panel_report build their sections from this module's
+    # Section and Table.
+    from farejudge.comparison.graded_report import graded_sections
+    from farejudge.comparison.panel_report import panel_sections
+
     found = [
         _header(report, gate),
         _gate(gate),
@@ -504,6 +535,8 @@ def sections(report: Report, gate: GateResult) -> list[Section]:
         _categories(report),
         *([_relations(report)] if {r.group for r in report.relations} != {"gold"} else []),
         _confusion(report),
+        *graded_sections(report),
+        *panel_sections(report),
         _tokens(report),
     ]
     if report.max_epochs > 1:

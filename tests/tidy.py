@@ -77,6 +77,8 @@ def runs(
                 "errored": [len(errored.get(p, [])) for p in pairs],
                 "prompt_tokens": [0 for _ in pairs],
                 "completion_tokens": [0 for _ in pairs],
+                # As a run without --model-cost-config records it: no cost.
+                "total_cost": [math.nan for _ in pairs],
             }
         ),
         case_sets=case_sets,
