@@ -18,14 +18,18 @@ from typing import Any
 import yaml
 from inspect_ai import Task, eval_retry, eval_set
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import BatchConfig, CachePolicy, Model, ModelCost, get_model
 from inspect_ai.util import DisplayType
 from rich.text import Text
 
+from farejudge.core.errors import InputError
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.evals.judge_groundedness import judge_groundedness
+from farejudge.evals.matrix_costs import add_cost_options, cost_options, dry_run
+from farejudge.evals.matrix_shards import run_shards, shard_log_dir
 from farejudge.evals.prompt_versions import version_names
 from farejudge.evals.retry_policy import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
+from farejudge.evals.shard import Shard, check_shard
 
 DEFAULT_LOG_DIR = "logs/matrix"
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_INPUT = 0, 1, 2
@@ -71,6 +75,9 @@ def run_matrix(
     max_retries: int | None = None,
     timeout: int | None = None,
     display: DisplayType | None = None,
+    cache: CachePolicy | None = None,
+    batch: BatchConfig | None = None,
+    model_cost_config: dict[str, ModelCost] | None = None,
 ) -> bool:
     """Run (or finish) the matrix into `log_dir`; True when every run succeeded.
 
@@ -100,6 +107,9 @@ def run_matrix(
         retry_attempts=0,
         retry_immediate=False,
         display=display,
+        cache=cache,
+        batch=batch,
+        model_cost_config=model_cost_config,
     )
     # Under the task's error threshold a run succeeds with its errored samples unscored, and
     # an eval set takes a successful run as done: judge exactly those samples again.
@@ -146,6 +156,8 @@ def _task_arg(text: str) -> tuple[str, Any]:
     key, value = _key_value(text)
     if key == "prompt_version":
         raise argparse.ArgumentTypeError("prompt_version is what the matrix varies; use --versions")
+    if key == "shard":
+        raise argparse.ArgumentTypeError("give the shard as --shard I/N (or --shards N)")
     return key, value
 
 
@@ -156,11 +168,33 @@ def _model_arg(text: str) -> tuple[str, Any]:
     return key, value
 
 
+def _shard(text: str) -> Shard:
+    try:
+        shard = check_shard(text)
+    except InputError as err:
+        raise argparse.ArgumentTypeError(str(err).replace("-T shard=", "")) from None
+    assert shard is not None
+    return shard
+
+
 def _names(text: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
         raise argparse.ArgumentTypeError("give at least one name")
     return names
+
+
+def _panel(text: str) -> list[str]:
+    names = list(dict.fromkeys(_names(text)))
+    if len(names) < 2:
+        raise argparse.ArgumentTypeError("a panel needs at least two models")
+    return names
+
+
+def _closing(args: argparse.Namespace) -> str:
+    """Where the logs are, and the judge-compare command that reads them as they were run."""
+    panel = f" --panel {','.join(args.panel)}" if args.panel else ""
+    return f"logs: {args.log_dir}\ncompare: judge-compare {args.log_dir}{panel}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -169,11 +203,18 @@ def _parser() -> argparse.ArgumentParser:
         description="Run every judge_groundedness prompt version with every judge model "
         "as one Inspect eval set; compare the logs with judge-compare.",
     )
-    parser.add_argument(
+    judges = parser.add_mutually_exclusive_group(required=True)
+    judges.add_argument(
         "--model",
         type=_names,
-        required=True,
         help="judge models, comma separated (e.g. openai/gpt-4o-mini,...)",
+    )
+    judges.add_argument(
+        "--panel",
+        type=_panel,
+        metavar="M1,M2,M3",
+        help="judge models for a majority panel: run as --model, compared with "
+        "judge-compare --panel",
     )
     parser.add_argument("--epochs", type=int, default=1, help="epochs per case (default 1)")
     parser.add_argument(
@@ -187,6 +228,17 @@ def _parser() -> argparse.ArgumentParser:
         help="prompt versions, comma separated (default: all in the manifest)",
     )
     parser.add_argument("--limit", type=int, help="run only the first N cases")
+    sharding = parser.add_mutually_exclusive_group()
+    sharding.add_argument(
+        "--shard",
+        type=_shard,
+        metavar="I/N",
+        help="run shard I of N (0 <= I < N) of the cases, into LOG_DIR/shard-I-of-N: one "
+        "worker of a cluster job; judge-compare LOG_DIR joins the shards",
+    )
+    sharding.add_argument(
+        "--shards", type=int, metavar="N", help="run N shard workers as local processes"
+    )
     parser.add_argument(
         "--max-connections", type=int, help="concurrent connections per model provider"
     )
@@ -223,6 +275,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="task option, e.g. -T dataset=cases.jsonl",
     )
+    add_cost_options(parser)
     return parser
 
 
@@ -240,26 +293,48 @@ def run(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT
+    if args.shards is not None:
+        if args.shards < 1:
+            print("judge-matrix: error: --shards must be at least 1", file=sys.stderr)
+            return EXIT_INPUT
+        status = run_shards(sys.argv[1:] if argv is None else argv, args.shards)
+        print(_closing(args), file=sys.stderr)
+        return status
+    log_dir = args.log_dir if args.shard is None else shard_log_dir(args.log_dir, args.shard)
+    if args.shard is not None:
+        args.task_args.append(("shard", str(args.shard)))
     try:
-        models = [_model(name, args.model_base_url, dict(args.model_args)) for name in args.model]
+        names = args.model or args.panel
+        options = cost_options(args)
+        if args.dry_run:
+            # By name: a dry run needs no API key.
+            tasks = matrix_tasks(args.versions or version_names(), dict(args.task_args))
+            print(dry_run(tasks, names, args))
+            return EXIT_OK
+        models = [_model(name, args.model_base_url, dict(args.model_args)) for name in names]
         success = run_matrix(
             models=models,
             epochs=args.epochs,
-            log_dir=args.log_dir,
+            log_dir=log_dir,
             versions=args.versions,
             task_args=dict(args.task_args),
             limit=args.limit,
             max_connections=args.max_connections,
             max_retries=args.max_retries,
             timeout=args.timeout,
+            **options,
         )
     except PrerequisiteError as err:
         # Inspect words these messages in rich markup for its own console.
         print(f"judge-matrix: error: {Text.from_markup(str(err)).plain}", file=sys.stderr)
         return EXIT_INPUT
-    print(f"logs: {args.log_dir}\ncompare: judge-compare {args.log_dir}", file=sys.stderr)
+    print(_closing(args), file=sys.stderr)
     return EXIT_OK if success else EXIT_RUNS_FAILED
 
 
 def main() -> None:
     sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

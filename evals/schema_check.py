@@ -17,6 +17,7 @@ from inspect_ai.solver import Generate, TaskState
 from inspect_ai.tool import ToolInfo
 
 from farejudge.core.errors import InputError
+from farejudge.core.inspect_internals import active_generate_config
 from farejudge.evals.provider_errors import (
     SchemaRejected,
     provider_text,
@@ -199,6 +200,10 @@ class SchemaCheck:
         if unsendable is not None:
             raise InputError([unsendable])
         if not name.startswith(_PROBED_PROVIDERS):
+            return
+        # The probe goes around Inspect's cache, so a cached rerun would still send it: there
+        # the run's first schema request, if the cache lacks it, does the checking instead.
+        if active_generate_config().cache:
             return
         key = (name, model.api.base_url, mode)
         if key not in _probes:
