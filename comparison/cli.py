@@ -18,7 +18,6 @@ from farejudge.comparison.gate import GateResult, evaluate
 from farejudge.comparison.listings import MARKDOWN_ROWS, shown, write_listing
 from farejudge.comparison.load import LogsError, load_runs
 from farejudge.comparison.report import sections
-from farejudge.comparison.suspects_export import export_lines, export_suspects
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -139,6 +138,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"--out {out}: {err.strerror}") from err
         suspects: list[str] = []
         if args.suspects_out:
+            # Only here: the export reads cases through the labelling tools, whose imports
+            # (Hugging Face datasets) would add a second to every judge-compare.
+            from farejudge.comparison.suspects_export import export_lines, export_suspects
+
             try:
                 export = export_suspects(report.panel.suspects, report.runs, args.suspects_out)
             except OSError as err:

@@ -13,11 +13,17 @@ and the command that completes them. Only when asked (`--partial`) is a run give
 cases than its case set held to those alone. A pinned case that no compared run's case set
 holds is "not in this case set" and fails nothing. Listed cases may be allowed; incomplete
 runs may not.
+
+A sharded run (`judge-matrix --shard i/N`) is its shards' logs joined: it is incomplete
+while a shard is missing, and when its logs may judge a case twice (shards of two splits, or
+an unsharded log beside shard logs of the same run).
 """
 
 from dataclasses import dataclass
 
 from farejudge.comparison.analysis import Report, RunSummary, held_cases
+from farejudge.comparison.load import Coverage
+from farejudge.evals.shard import Shard
 
 
 @dataclass(frozen=True)
@@ -77,17 +83,65 @@ def _retry_hint(log: str | None) -> str:
     return f"complete it with `inspect eval-retry {log}` or by running the same judge-matrix again"
 
 
+def _shard_command(shard: Shard, log_dir: str) -> str:
+    # A shard's eval set resumes its folder: it judges what it lacks, and retries its errors.
+    return f"`judge-matrix --shard {shard} --log-dir {log_dir} ...`"
+
+
+def _shard_retry_hint(coverage: Coverage, log_dir: str) -> str:
+    if not coverage.unfinished:
+        return _retry_hint(None)
+    commands = ", ".join(_shard_command(s, log_dir) for s in coverage.unfinished)
+    return f"complete it by running {commands} again (with the run's other options)"
+
+
+def _shard_problems(coverage: Coverage, log_dir: str) -> list[str]:
+    """Why a sharded run's logs do not hold its case set exactly once; none for one log."""
+    shards = [shard for shard in coverage.shards if shard is not None]
+    if not shards:
+        return []
+    problems = []
+    if None in coverage.shards:
+        listed = ", ".join(str(s) for s in shards)
+        problems.append(
+            f"an unsharded log beside shard logs ({listed}) of the same run: cases judged "
+            "twice; compare the unsharded log or the shards, not both"
+        )
+    splits = {s.count: {t.index for t in shards if t.count == s.count} for s in shards}
+    whole = [count for count, indices in splits.items() if len(indices) == count]
+    # The split the others are measured against: a whole one if there is one.
+    kept = whole[0] if whole else max(splits)
+    others = [s for s in shards if s.count != kept]
+    if others:
+        problems.append(
+            f"shard(s) {', '.join(str(s) for s in others)} of another split than {kept} "
+            "overlap it: cases judged twice; remove their logs (their shard-I-of-N folders)"
+        )
+    if not whole:
+        problems += [
+            f"shard {index}/{kept} missing: run {_shard_command(Shard(index, kept), log_dir)} "
+            "again"
+            for index in range(kept)
+            if index not in splits[kept]
+        ]
+    return problems
+
+
 def _not_judged(report: Report, key: tuple[str, str], status: str, log: str) -> Violation | None:
     """The run's line when it did not judge every case it must have, or did not finish."""
     coverage = report.runs.coverage[key]
     held = held_cases(report.runs, key, report.partial)
     missing = held - coverage.judged
-    if not missing and status == "success":
+    problems = _shard_problems(coverage, log)
+    if not missing and status == "success" and not problems:
         return None
+    if problems and not coverage.selection:
+        # A missing shard's cases were given to no log read: its line says so.
+        missing &= coverage.selected
     errored = missing & coverage.errored
     cancelled = missing & coverage.cancelled
     left_out = missing - coverage.selected
-    what = []
+    what = list(problems)
     if missing:
         counts = f"{len(errored)} errored, {len(missing) - len(errored)} never run"
         if cancelled:
@@ -102,7 +156,8 @@ def _not_judged(report: Report, key: tuple[str, str], status: str, log: str) -> 
         what.append(f"the run did not finish (log status '{status}')")
     # eval-retry judges what the run was given and did not judge, never what a --limit left out.
     if missing - left_out or status != "success":
-        what.append(_retry_hint(log))
+        sharded = any(shard is not None for shard in coverage.shards)
+        what.append(_shard_retry_hint(coverage, log) if sharded else _retry_hint(log))
     if left_out:
         what.append(
             f"it ran with {coverage.selection or 'a selection of its cases'}: run it again "

@@ -2,11 +2,6 @@
 
 import io
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from farejudge.comparison.analysis import Report
@@ -19,7 +14,6 @@ def _png(fig: Figure) -> bytes:
     buffer = io.BytesIO()
     # Fixed margins: a tight bounding box would draw the nine panels twice over.
     fig.savefig(buffer, format="png", dpi=100)
-    plt.close(fig)
     return buffer.getvalue()
 
 
@@ -31,7 +25,8 @@ def graded(report: Report) -> bytes | None:
     if not drawn:
         return None
     models = [m for m in report.runs.models if any(s.model == m for s in drawn)]
-    fig, axes = plt.subplots(len(models), 3, squeeze=False, figsize=(13, 3.9 * len(models)))
+    fig = Figure(figsize=(13, 3.9 * len(models)))
+    axes = fig.subplots(len(models), 3, squeeze=False)
     fig.subplots_adjust(left=0.06, right=0.98, bottom=0.5 / len(models) / 3.9 + 0.02, wspace=0.28)
     fig.subplots_adjust(hspace=0.45, top=1 - 0.35 / (3.9 * len(models)))
     for row, model in zip(axes, models, strict=True):

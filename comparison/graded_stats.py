@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import norm, rankdata, ttest_rel
+from scipy.special import ndtr, ndtri, stdtr
 
 from farejudge.comparison.intervals import Z95, Interval, bootstrap, wilson
 
@@ -325,8 +325,28 @@ def graded_figures(
 
 
 def _midranks(x: Floats) -> Floats:
-    ranks: Floats = rankdata(x, axis=-1)
+    """Ranks along the last axis from 1, a tied group each given its mean rank (as
+    scipy.stats.rankdata gives them, without importing scipy.stats)."""
+    order = np.argsort(x, axis=-1, kind="stable")
+    ranked = np.take_along_axis(x, order, axis=-1)
+    ranks = np.empty(x.shape)
+    for row, (values, sort) in enumerate(zip(ranked, order, strict=True)):
+        starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+        ends = np.r_[starts[1:], len(values)]
+        # A group from 0-based position s to e (exclusive) holds ranks s+1 .. e: mean (s+e+1)/2.
+        ranks[row, sort] = np.repeat((starts + ends + 1) / 2, ends - starts)
     return ranks
+
+
+def _paired_t_p_value(after: Floats, before: Floats) -> float:
+    """Two-sided paired t-test p-value, computed as scipy.stats.ttest_rel computes it."""
+    gain = after - before
+    n = len(gain)
+    mean = np.mean(gain)
+    centred = gain - mean
+    variance = np.mean(centred * centred) * (n / (n - 1))
+    t = mean / np.sqrt(variance / n)
+    return float(2 * stdtr(n - 1, -np.abs(t)))
 
 
 def delong_components(gold: Floats, scores: Floats) -> tuple[Floats, Floats]:
@@ -366,7 +386,7 @@ def delong_test(gold: Floats, before: Floats, after: Floats) -> DeLong:
         z, p = (0.0, 1.0) if change == 0 else (math.copysign(math.inf, change), 0.0)
     else:
         z = change / sd
-        p = float(2 * norm.sf(abs(z)))
+        p = float(2 * ndtr(-abs(z)))
     return DeLong(
         auc_before=float(aucs[0]),
         auc_after=float(aucs[1]),
@@ -386,7 +406,7 @@ def auc_detectable_change(sd: float, alpha: float = 0.05, power: float = 0.8) ->
     """
     if math.isnan(sd) or sd <= 0:
         return math.nan
-    return float((norm.ppf(1 - alpha / 2) + norm.ppf(power)) * sd)
+    return float((ndtri(1 - alpha / 2) + ndtri(power)) * sd)
 
 
 def paired_brier(
@@ -402,7 +422,7 @@ def paired_brier(
         # No spread in the differences: the t statistic is 0/0 or infinite.
         p = 1.0 if gain[0] == 0 else 0.0
     else:
-        p = float(ttest_rel(errors_after, errors_before).pvalue)
+        p = _paired_t_p_value(errors_after, errors_before)
     change = bootstrap(np.column_stack([gain, np.ones(len(gain))]), _mean_of_first, resamples, seed)
     return PairedBrier(change, p)
 

@@ -5,9 +5,10 @@ changes between epochs, and averaging first would lose the confusion counts.
 """
 
 import math
+import re
 import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from inspect_ai.model import ModelUsage
 from numpy.typing import NDArray
 
 from farejudge.comparison.json_stream import JsonStreamError, array_items, member_items
+from farejudge.core.errors import InputError
+from farejudge.evals.shard import Shard, check_shard
 
 TASK = "judge_groundedness"
 SCORER = "verdict_agreement"
@@ -50,6 +53,11 @@ class Coverage:
     """The option that chose them (`--limit 10`), or "" when none did."""
     stopped_by: str | None
     """The error the run stopped on, as Inspect recorded it; None if it did not stop on one."""
+    shards: tuple[Shard | None, ...] = (None,)
+    """The shard of each log the run joins (`judge-matrix --shard`), None for an unsharded
+    log: `(None,)` for a run in one log. The gate checks they cover the case set once."""
+    unfinished: tuple[Shard, ...] = ()
+    """The shards whose log did not finish or did not judge every case it was given."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +76,9 @@ class Runs:
     errored (samples that errored and were not scored; a sample cancelled when the run
     stopped is not counted), prompt_tokens and completion_tokens (the run's totals, from its
     usage) and total_cost (the sum of its models' ModelUsage.total_cost; NaN when the run
-    recorded none, as without `--model-cost-config`)."""
+    recorded none, as without `--model-cost-config`). A sharded run is one row: its log is
+    the folder `judge-matrix --log-dir` wrote its shards under, its status "success" only if
+    every shard's is, its counts the sums over its shards."""
     case_sets: dict[tuple[str, str], dict[str, str]]
     """(version, model) → the run's case set as the log recorded it: case id → content hash."""
     coverage: dict[tuple[str, str], Coverage]
@@ -82,6 +92,20 @@ class Runs:
     """Every version of that manifest, in its order → the cases it says it fixed."""
     notes: list[str]
     """What a reader must know about the logs (superseded, incomplete, mixed case sets)."""
+    log_files: dict[tuple[str, str], list[tuple[str, frozenset[str]]]] = field(
+        default_factory=dict
+    )
+    """(version, model) → each log file the run joins, with the cases it was given; the
+    best-ranked log last. A run absent here is in one file, its `logs` row's log."""
+
+    def sample_log(self, key: tuple[str, str], case: str) -> str:
+        """The log file that holds `case` of the run `key`: its shard's, for a sharded run."""
+        files = self.log_files.get(key, [])
+        for location, given in reversed(files):
+            if case in given:
+                return location
+        logs = self.logs
+        return str(logs.loc[(logs["version"] == key[0]) & (logs["model"] == key[1]), "log"].iloc[0])
 
 
 # Inspect logs a sample cancelled in flight (the run stopping on another sample's error) with
@@ -134,8 +158,17 @@ def _header_record(location: str) -> dict[str, Any]:
         # What the run measured, as the task recorded it: read here with the rest of the
         # header, so no log is opened twice.
         "case_sha256": metadata.get("case_sha256"),
+        "case_set": metadata.get("case_set_sha256"),
         "manifest": metadata.get("manifest"),
+        "shard": _shard(location, metadata.get("shard")),
     }
+
+
+def _shard(location: str, value: object) -> Shard | None:
+    try:
+        return check_shard(value)
+    except InputError as err:
+        raise LogsError(f"{location}: its eval metadata's shard: {err}") from err
 
 
 def _read_evals(paths: Sequence[str]) -> pd.DataFrame:
@@ -154,34 +187,48 @@ def _read_evals(paths: Sequence[str]) -> pd.DataFrame:
 
 
 def _choose_logs(evals: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """The newest successful log per version and model, else the newest log at all.
+    """The logs of each version and model's run: per shard (or for the unsharded run), the
+    newest successful log, else the newest log at all; a `run` column numbers the runs.
 
     An eval set that retried a run leaves the failed attempt beside the good one; a run
-    that never succeeded is still read, so its missing cases are seen, and noted.
+    that never succeeded is still read, so its missing cases are seen, and noted. A run is
+    one case set and epochs: the best log's; logs of others for the same version and model
+    are older runs, ignored. Its shards' logs are joined; the gate checks they cover it once.
     """
+    # By when the run finished: a retry keeps its original's creation time. Timestamps
+    # have whole seconds, so a retry finished within the second of its original is told
+    # apart by the samples it completed.
+    ranked = evals.assign(
+        ok=evals["status"] == "success",
+        # Numeric even when no log of the group has results (each stopped midway).
+        done=pd.to_numeric(evals["completed"]).fillna(0),
+        at=evals["finished"].fillna("").astype(str),
+        shard_key=[str(shard) if shard else "" for shard in evals["shard"]],
+    ).sort_values(["ok", "at", "done"], kind="stable")
     chosen = []
-    for (version, model), group in evals.groupby(["version", "model"], sort=False):
-        # By when the run finished: a retry keeps its original's creation time. Timestamps
-        # have whole seconds, so a retry finished within the second of its original is told
-        # apart by the samples it completed.
-        ranked = group.assign(
-            ok=group["status"] == "success",
-            # Numeric even when no log of the group has results (each stopped midway).
-            done=pd.to_numeric(group["completed"]).fillna(0),
-            at=group["finished"].fillna("").astype(str),
-        ).sort_values(["ok", "at", "done"])
-        best = ranked.iloc[-1]
-        if not best["ok"]:
+    for run, (key, group) in enumerate(ranked.groupby(["version", "model"], sort=False)):
+        version, model = key
+        best = group.iloc[-1]
+        same_run = [
+            (case_set, epochs) == (best["case_set"], best["epochs"])
+            for case_set, epochs in zip(group["case_set"], group["epochs"], strict=True)
+        ]
+        # Sorted best last, so each shard's last log is its best, and the run's best is last.
+        picked = group[same_run].groupby("shard_key", sort=False).tail(1)
+        for row in picked.itertuples():
+            if not row.ok:
+                shard = f" shard {row.shard}" if row.shard else ""
+                notes.append(
+                    f"{version} on {model}{shard}: no successful log; read "
+                    f"{Path(str(row.log)).name}, whose status is '{row.status}'"
+                )
+        if len(group) > len(picked):
             notes.append(
-                f"{version} on {model}: no successful log; read {Path(best['log']).name}, "
-                f"whose status is '{best['status']}'"
+                f"{version} on {model}: {len(group) - len(picked)} other log(s) for the same "
+                "run ignored"
             )
-        if len(group) > 1:
-            notes.append(
-                f"{version} on {model}: {len(group) - 1} other log(s) for the same run ignored"
-            )
-        chosen.append(best)
-    return pd.DataFrame(chosen).reset_index(drop=True)
+        chosen.append(picked.assign(run=run))
+    return pd.concat(chosen, ignore_index=True)
 
 
 def _measured(logs: pd.DataFrame) -> list[dict[str, Any]]:
@@ -382,9 +429,70 @@ def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]
     )
 
 
+def _joined(coverages: Sequence[Coverage], logs: pd.DataFrame) -> Coverage:
+    """One run's coverage from its logs' (one per shard): what any of them judged or was given."""
+
+    def union(sets: Iterator[frozenset[str]]) -> frozenset[str]:
+        return frozenset().union(*sets)
+
+    judged = union(c.judged for c in coverages)
+    errored = union(c.errored for c in coverages) - judged
+    return Coverage(
+        judged=judged,
+        errored=errored,
+        cancelled=union(c.cancelled for c in coverages) - judged - errored,
+        selected=union(c.selected for c in coverages),
+        selection=" ".join(dict.fromkeys(c.selection for c in coverages if c.selection)),
+        stopped_by=next((c.stopped_by for c in coverages if c.stopped_by), None),
+        shards=tuple(logs["shard"]),
+        unfinished=tuple(
+            shard
+            for shard, status, c in zip(logs["shard"], logs["status"], coverages, strict=True)
+            if shard is not None and (status != "success" or c.selected - c.judged)
+        ),
+    )
+
+
+_SHARD_FOLDER = re.compile(r"shard-\d+-of-\d+")
+
+
+def given_log_dir(location: str) -> str:
+    """The folder `judge-matrix --log-dir` was given for a shard's log (URLs too)."""
+    folder = location.rpartition("/")[0] or "."
+    parent, _, name = folder.rpartition("/")
+    return parent if parent and _SHARD_FOLDER.fullmatch(name) else folder
+
+
+def _run_row(logs: pd.DataFrame) -> dict[str, Any]:
+    """One run's row of `Runs.logs` from its logs' (best last)."""
+    statuses = [str(status) for status in logs["status"]]
+    sharded = any(shard is not None for shard in logs["shard"])
+    best = logs.iloc[-1]
+    return {
+        "version": best["version"],
+        "model": best["model"],
+        # The gate's retry hint runs a shard again into the folder its shards share.
+        "log": ", ".join(dict.fromkeys(given_log_dir(str(f)) for f in logs["log"]))
+        if sharded
+        else best["log"],
+        "status": next((status for status in statuses if status != "success"), "success"),
+        "epochs": best["epochs"],
+        "errored": int(logs["errored"].sum()),
+        "prompt_tokens": int(logs["prompt_tokens"].sum()),
+        "completion_tokens": int(logs["completion_tokens"].sum()),
+        "total_cost": float(logs["total_cost"].astype(float).sum(min_count=1)),
+    }
+
+
+def _overlapping(shards: Sequence[Shard | None]) -> bool:
+    """Whether the logs may judge a case twice: an unsharded log beside shards, or two splits."""
+    return len(shards) > 1 and (None in shards or len({s.count for s in shards if s}) > 1)
+
+
 def load_runs(paths: Sequence[str]) -> Runs:
     """Read every judge_groundedness log under `paths` (log files or folders, local or on any
-    filesystem Inspect reads, s3:// too): every header, then each chosen log's samples once."""
+    filesystem Inspect reads, s3:// too): every header, then each chosen log's samples once.
+    The shards of a run (`judge-matrix --shard`) are joined into one run."""
     notes: list[str] = []
     evals = _read_evals(paths)
     missing_version = evals["version"].isna()
@@ -393,10 +501,10 @@ def load_runs(paths: Sequence[str]) -> Runs:
             f"{Path(evals[missing_version]['log'].iloc[0]).name}: no prompt_version in the "
             "eval metadata; was it written by this project's task?"
         )
-    logs = _choose_logs(evals, notes)
-    measured = _measured(logs)
+    chosen = _choose_logs(evals, notes)
+    measured = _measured(chosen)
     frames = []
-    for row in logs.itertuples():
+    for row in chosen.itertuples():
         try:
             frames.append(_read_samples(str(row.log), str(row.eval_id)))
         except (OSError, zipfile.BadZipFile, JsonStreamError) as err:
@@ -409,51 +517,64 @@ def load_runs(paths: Sequence[str]) -> Runs:
     by_eval = dict(tuple(raw.groupby("eval_id", sort=False)))
     coverage = [
         _coverage(row, by_eval.get(row.eval_id, raw.iloc[:0]), case_set)
-        for row, case_set in zip(logs.itertuples(), case_sets, strict=True)
+        for row, case_set in zip(chosen.itertuples(), case_sets, strict=True)
     ]
     errored = raw[raw["outcome"] == "errored"].groupby("eval_id").size()
-    logs = logs.assign(errored=logs["eval_id"].map(errored).fillna(0).astype(int).to_numpy())
-    samples = _tidy(raw, logs, case_sets)
+    usage = [_usage(u) for u in chosen["usage"]]
+    chosen = chosen.assign(
+        errored=chosen["eval_id"].map(errored).fillna(0).astype(int).to_numpy(),
+        prompt_tokens=[prompt for prompt, _, _ in usage],
+        completion_tokens=[completion for _, completion, _ in usage],
+        total_cost=[cost for _, _, cost in usage],
+    )
+    samples = _tidy(raw, chosen, case_sets)
+    runs = list(chosen.groupby("run", sort=False))
+    if any(_overlapping(list(logs["shard"])) for _, logs in runs):
+        # Logs in rank order, best last: a case judged twice keeps its best log's rows.
+        samples = samples.drop_duplicates(
+            ["version", "model", "case", "epoch"], keep="last"
+        ).reset_index(drop=True)
     if len({frozenset(c.items()) for c in case_sets}) > 1:
         notes.append(
             "the runs do not all hold the same cases; each comparison uses the cases whose "
             "content is identical on both sides"
         )
     # The newest run's manifest says which versions exist, in what order, fixing what.
-    newest = int(np.argmax(logs["created"].astype(str).to_numpy()))
+    newest = int(np.argmax(chosen["created"].astype(str).to_numpy()))
     manifest = measured[newest]["manifest"]
     if any(m["manifest"] != manifest for m in measured):
         notes.append(
             f"the logs ran with different prompt manifests; versions and pinned cases are "
-            f"read from the newest, {Path(str(logs['log'].iloc[newest])).name}"
+            f"read from the newest, {Path(str(chosen['log'].iloc[newest])).name}"
         )
-    usage = [_usage(u) for u in logs["usage"]]
-    logs = logs.assign(
-        prompt_tokens=[prompt for prompt, _, _ in usage],
-        completion_tokens=[completion for _, completion, _ in usage],
-        total_cost=[cost for _, _, cost in usage],
+    versions = _ordered_versions(set(chosen["version"].astype(str)), manifest["versions"], notes)
+    order = {version: i for i, version in enumerate(versions)}
+    # In manifest order, whatever order the logs were listed or finished in.
+    runs.sort(
+        key=lambda run: (order[str(run[1]["version"].iloc[0])], str(run[1]["model"].iloc[0]))
     )
-    keys = list(zip(logs["version"].astype(str), logs["model"].astype(str), strict=True))
+    keys = [(str(logs["version"].iloc[0]), str(logs["model"].iloc[0])) for _, logs in runs]
+    first = {run: i for i, run in enumerate(chosen["run"])}
     return Runs(
         samples=samples,
-        logs=logs[
-            [
-                "version",
-                "model",
-                "log",
-                "status",
-                "epochs",
-                "errored",
-                "prompt_tokens",
-                "completion_tokens",
-                "total_cost",
-            ]
-        ],
-        case_sets=dict(zip(keys, case_sets, strict=True)),
-        coverage=dict(zip(keys, coverage, strict=True)),
-        versions=_ordered_versions(set(logs["version"].astype(str)), manifest["versions"], notes),
+        logs=pd.DataFrame([_run_row(logs) for _, logs in runs]),
+        # A shard records its run's whole case set.
+        case_sets={key: case_sets[first[run]] for key, (run, _) in zip(keys, runs, strict=True)},
+        coverage={
+            key: _joined([coverage[i] for i in logs.index], logs)
+            for key, (_, logs) in zip(keys, runs, strict=True)
+        },
+        versions=versions,
         current=str(manifest["current"]),
-        models=sorted(set(logs["model"].astype(str))),
+        models=sorted(set(chosen["model"].astype(str))),
         pinned={v: list(cases) for v, cases in manifest["pinned"].items()},
         notes=notes,
+        log_files={
+            key: [
+                (str(location), coverage[i].selected)
+                for i, location in zip(logs.index, logs["log"], strict=True)
+            ]
+            for key, (_, logs) in zip(keys, runs, strict=True)
+            if len(logs) > 1
+        },
     )

@@ -133,31 +133,44 @@ def _balanced(t: NDArray[np.float64]) -> float:
     return Confusion(tp=t[0], fn=t[1], fp=t[2], tn=t[3]).balanced_accuracy
 
 
-def _panel_case(rows: pd.DataFrame) -> PanelCase:
-    """The panel's verdict on one case, from the members' per-case rows."""
-    members = {
-        str(r.model): MemberCase(
-            vote=vote(r.kinds),
-            agree=float(r.agree),
-            failed_epochs=int(r.failed_epochs),
-            p_ungrounded=float(r.p_ungrounded),
+_CASE_COLUMNS = ["case", "category", "relation", "case_hash", "gold_ungrounded"]
+_MEMBER_COLUMNS = ["model", "kinds", "agree", "failed_epochs", "p_ungrounded"]
+
+
+def _panel_cases(ordered: pd.DataFrame, size: int) -> list[PanelCase]:
+    """The panel's verdict on each case, from the members' per-case rows: `size` rows a case,
+    one per member, consecutive."""
+    # Plain lists, not frame rows: a frame row costs more than the whole case's verdict.
+    about = list(zip(*(ordered[c].tolist() for c in _CASE_COLUMNS), strict=True))
+    judged = list(zip(*(ordered[c].tolist() for c in _MEMBER_COLUMNS), strict=True))
+    found = []
+    for first in range(0, len(judged), size):
+        members = {
+            str(model): MemberCase(
+                vote=vote(kinds),
+                agree=float(agree),
+                failed_epochs=int(failed_epochs),
+                p_ungrounded=float(p_ungrounded),
+            )
+            for model, kinds, agree, failed_epochs, p_ungrounded in judged[first : first + size]
+        }
+        verdict, tie = majority([m.vote for m in members.values()])
+        graded = [m.p_ungrounded for m in members.values() if not math.isnan(m.p_ungrounded)]
+        case, category, relation, case_hash, gold = about[first]
+        found.append(
+            PanelCase(
+                case=str(case),
+                category=str(category),
+                relation=str(relation),
+                case_hash=str(case_hash),
+                gold="ungrounded" if gold else "grounded",
+                members=members,
+                verdict=verdict,
+                tie=tie,
+                p_ungrounded=float(np.mean(graded)) if graded else math.nan,
+            )
         )
-        for r in rows.itertuples()
-    }
-    verdict, tie = majority([m.vote for m in members.values()])
-    graded = [m.p_ungrounded for m in members.values() if not math.isnan(m.p_ungrounded)]
-    first = rows.iloc[0]
-    return PanelCase(
-        case=str(first["case"]),
-        category=str(first["category"]),
-        relation=str(first["relation"]),
-        case_hash=str(first["case_hash"]),
-        gold="ungrounded" if first["gold_ungrounded"] else "grounded",
-        members=members,
-        verdict=verdict,
-        tie=tie,
-        p_ungrounded=float(np.mean(graded)) if graded else math.nan,
-    )
+    return found
 
 
 def _panel_cells(cases: list[PanelCase]) -> NDArray[np.float64]:
@@ -198,14 +211,12 @@ def build_panel(
 ) -> Panel:
     """The panel of `members` on `version`, from the per-case frame (`analysis.per_case`)."""
     mine = cases[(cases["version"] == version) & cases["model"].isin(members)]
-    by_case = {str(case): rows for case, rows in mine.groupby("case", sort=True)}
-    shared = sorted(
-        case
-        for case, rows in by_case.items()
-        if len(rows) == len(members) and rows["case_hash"].nunique() == 1
-    )
-    panel_cases = [_panel_case(by_case[case]) for case in shared]
-    ordered = mine[mine["case"].isin(shared)].sort_values("case")
+    by_case = mine.groupby("case", sort=True)["case_hash"]
+    whole = (by_case.size() == len(members)) & (by_case.nunique() == 1)
+    shared = sorted(str(case) for case in whole.index[whole])
+    # Stable: each case's rows keep the frame's order of members.
+    ordered = mine[mine["case"].isin(shared)].sort_values("case", kind="stable")
+    panel_cases = _panel_cases(ordered, len(members))
     figures = [
         _figures(m, ordered[ordered["model"] == m], panel_cases, resamples, seed) for m in members
     ]
@@ -214,7 +225,7 @@ def build_panel(
         members=list(members),
         chosen=chosen,
         cases=panel_cases,
-        not_shared=sorted(set(by_case) - set(shared)),
+        not_shared=sorted({str(case) for case in whole.index} - set(shared)),
         accuracy=wilson(sum(c.right for c in panel_cases), len(panel_cases)),
         balanced_accuracy=bootstrap(_panel_cells(panel_cases), _balanced, resamples, seed),
         figures=figures,

@@ -50,9 +50,12 @@ class Export:
 
 def _datasets(runs: Runs, suspect: Suspect) -> list[str]:
     """Where the runs that doubted `suspect` read their cases, as their logs record it."""
-    logs = runs.logs[runs.logs["version"].isin(suspect.versions)]["log"]
+    chosen = runs.logs[runs.logs["version"].isin(suspect.versions)]
+    keys = zip(chosen["version"].astype(str), chosen["model"].astype(str), strict=True)
+    # Any of a sharded run's files will do: its shards read the same dataset.
+    logs = [runs.sample_log(key, suspect.case) for key in keys]
     found = []
-    for log in dict.fromkeys(str(path) for path in logs):
+    for log in dict.fromkeys(logs):
         try:
             header = read_eval_log(log, header_only=True)
         except (OSError, ValueError) as err:

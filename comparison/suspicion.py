@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
-from inspect_ai.log import read_eval_log_sample
 
 from farejudge.comparison.load import SCORER, LogsError, Runs
 from farejudge.comparison.panel import Panel, PanelCase, build_panels, chosen_members
@@ -106,6 +105,9 @@ def find_suspects(panels: Sequence[Panel], margin: float = MARGIN) -> list[Suspe
 
 
 def _claim(log: str, version: str, model: str, case: str, epoch: int) -> JudgeClaim:
+    # Imported here: Inspect takes seconds to import, and only a suspect needs its samples.
+    from inspect_ai.log import read_eval_log_sample
+
     try:
         sample = read_eval_log_sample(log, case, epoch, exclude_fields={"events", "messages"})
     except (OSError, IndexError, ValueError) as err:
@@ -126,7 +128,6 @@ def _claim(log: str, version: str, model: str, case: str, epoch: int) -> JudgeCl
 
 def with_claims(suspect: Suspect, panels: Sequence[Panel], runs: Runs) -> Suspect:
     """The suspect with what each member claimed on it, in every epoch of every doubting version."""
-    logs = {(str(r.version), str(r.model)): str(r.log) for r in runs.logs.itertuples()}
     samples = runs.samples
     claims = []
     for panel in panels:
@@ -139,7 +140,8 @@ def with_claims(suspect: Suspect, panels: Sequence[Panel], runs: Runs) -> Suspec
                 & (samples["case"] == suspect.case)
             ]
             for epoch in sorted(int(e) for e in mine["epoch"]):
-                log = logs[(panel.version, model)]
+                # A sharded run's log is its folder: the case is in its shard's file.
+                log = runs.sample_log((panel.version, model), suspect.case)
                 claims.append(_claim(log, panel.version, model, suspect.case, epoch))
     return replace(suspect, claims=claims)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from fsspec.core import url_to_fs
 from inspect_ai import Task, eval_retry, eval_set
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import BatchConfig, CachePolicy, Model, ModelCost, get_model
@@ -41,8 +42,10 @@ def matrix_tasks(versions: Sequence[str], task_args: dict[str, Any]) -> list[Tas
 
 
 def stale_logs(log_dir: str, tasks: Sequence[Task]) -> list[str]:
-    """Logs in `log_dir` that ran other case contents or prompt text than `tasks` would."""
-    if not Path(log_dir).exists():
+    """Logs in `log_dir` (a folder or a URL) that ran other case contents or prompt text
+    than `tasks` would."""
+    fs, folder = url_to_fs(log_dir)
+    if not fs.exists(folder):
         return []
     expected = {
         t.metadata["prompt_version"]: (t.metadata["case_set_sha256"], t.metadata["prompt_sha256"])

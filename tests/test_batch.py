@@ -17,18 +17,13 @@ from farejudge.evals.matrix import EXIT_INPUT, EXIT_OK, EXIT_RUNS_FAILED, run, r
 from tests.cli import inspect_eval
 from tests.json_server import serving
 from tests.judge_runs import write_cases
+from tests.offline import OFFLINE_OPENAI
 from tests.standins.openai_batch import OpenAIBatchPlatform, batch_platform
 
 MODEL = "openai/gpt-4o-mini"
 # Inspect polls every 15 s by default, and waits as long before it sends a short batch.
 QUICK = "size: 100\nsend_delay: 0.2\ntick: 0.2\n"
-ENV = {
-    "OPENAI_API_KEY": "sk-dummy-standin",
-    "INSPECT_EVAL_MODEL": "",
-    "HTTP_PROXY": "http://127.0.0.1:9",
-    "HTTPS_PROXY": "http://127.0.0.1:9",
-    "NO_PROXY": "127.0.0.1,localhost",
-}
+ENV = OFFLINE_OPENAI
 
 
 @pytest.fixture

@@ -167,3 +167,18 @@ def test_detectable_change_when_every_pair_is_discordant() -> None:
 def test_no_discordance_detects_nothing() -> None:
     assert math.isnan(mcnemar_detectable_change(144, 0.0))
     assert math.isnan(mcnemar_detectable_change(0, 0.5))
+
+
+def test_mcnemar_p_is_scipy_s_exact_binomial_test() -> None:
+    # intervals.py calls the binomial ufuncs scipy.stats is built on (a private module, to
+    # skip scipy.stats' import): a scipy that renamed or changed them must fail here.
+    from scipy.stats import binomtest
+
+    from farejudge.comparison.intervals import mcnemar_exact
+
+    splits = [(f, n - f) for n in range(0, 61) for f in range(n + 1)]
+    splits += [(10, 300), (4_990, 5_010), (1, 20_000)]
+    for fixed, broken in splits:
+        n = fixed + broken
+        expected = binomtest(min(fixed, broken), n, 0.5).pvalue if n else 1.0
+        assert mcnemar_exact(fixed, broken) == pytest.approx(expected, rel=1e-12, abs=1e-300)

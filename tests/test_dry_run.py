@@ -15,17 +15,12 @@ from farejudge.evals.dry_run import CHARS_PER_TOKEN, NO_PRICE, estimate
 from farejudge.evals.matrix import EXIT_INPUT, EXIT_OK, matrix_tasks, run
 from tests.json_server import serving
 from tests.judge_runs import write_cases
+from tests.offline import OFFLINE_OPENAI
 from tests.standins.openai_platform import ANSWER_TOKENS, INPUT_TOKENS, OpenAIPlatform, platform
 
 MODEL = "openai/gpt-4o-mini"
 PRICES = {"input": 0.15, "output": 0.6, "input_cache_write": 0.15, "input_cache_read": 0.075}
-ENV = {
-    "OPENAI_API_KEY": "sk-dummy-standin",
-    "INSPECT_EVAL_MODEL": "",
-    "HTTP_PROXY": "http://127.0.0.1:9",
-    "HTTPS_PROXY": "http://127.0.0.1:9",
-    "NO_PROXY": "127.0.0.1,localhost",
-}
+ENV = OFFLINE_OPENAI
 
 
 def price_file(path: Path, model: str = MODEL, **prices: object) -> Path:

@@ -14,19 +14,13 @@ from farejudge.evals.matrix import EXIT_INPUT, EXIT_OK, run
 from tests.cli import inspect_eval
 from tests.json_server import serving
 from tests.judge_runs import write_cases
+from tests.offline import OFFLINE_OPENAI
 from tests.standins.openai_platform import OpenAIPlatform, platform
 
 MODEL = "openai/gpt-4o-mini"
 VERSIONS = ["v1", "v2"]
 EDITED_CASE = "t-price"
-OFFLINE = {
-    "OPENAI_API_KEY": "sk-dummy-standin",
-    # The task is probed for the model it is created for unless that is INSPECT_EVAL_MODEL's.
-    "INSPECT_EVAL_MODEL": "",
-    "HTTP_PROXY": "http://127.0.0.1:9",
-    "HTTPS_PROXY": "http://127.0.0.1:9",
-    "NO_PROXY": "127.0.0.1,localhost",
-}
+OFFLINE = OFFLINE_OPENAI
 
 
 @pytest.fixture
