@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.special import ndtr, ndtri, stdtr
 
-from farejudge.comparison.intervals import Z95, Interval, bootstrap, wilson
+from farejudge.comparison.intervals import Z95, Interval, bootstrap, percentile_interval, wilson
 
 Floats = NDArray[np.float64]
 
@@ -216,16 +216,6 @@ def _resampled(
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 
-def _interval(estimate: float, values: Floats, level: float = 0.95) -> Interval:
-    """Percentile interval, leaving out resamples where the figure is undefined (NaN)."""
-    values = values[~np.isnan(values)]
-    if math.isnan(estimate) or len(values) == 0:
-        return Interval(estimate, math.nan, math.nan)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return Interval(estimate, float(low), float(high))
-
-
 def _check(gold: Floats, score: Floats) -> None:
     if gold.shape != score.shape or gold.ndim != 1:
         raise ValueError(f"gold {gold.shape} and scores {score.shape} must be one row per case")
@@ -295,7 +285,7 @@ def graded_figures(
     spread = _resampled(figures, n, resamples, seed)
 
     def boot(key: str) -> Interval:
-        return _interval(point[key], spread[key])
+        return percentile_interval(point[key], spread[key])
 
     level = int(point["threshold_level"])
     return GradedFigures(
