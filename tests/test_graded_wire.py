@@ -16,6 +16,7 @@ from farejudge.evals.graded_request import TOP_LOGPROBS
 from farejudge.scorers.graded import NoGrade, p_ungrounded
 from tests.json_server import serving
 from tests.standins.logprob_servers import REFUSAL, LogprobServer, MessagesServer, Token
+from tests.test_graded_eval import graded_values
 from tests.test_graded_parser import (
     LLAMA,
     LLAMA_TOKENS,
@@ -110,15 +111,7 @@ def test_each_servers_logprobs_reach_the_reader(
 
 def scored(log: EvalLog) -> list[tuple[float, str, str]]:
     assert log.status == "success", log.error
-    assert log.samples
-    rows = []
-    for sample in log.samples:
-        score = sample.scores["verdict_agreement"]  # type: ignore[index]
-        assert isinstance(score.value, dict) and score.explanation is not None
-        p, source = score.value["p_ungrounded"], score.value["graded_source"]
-        assert isinstance(p, float) and isinstance(source, str)
-        rows.append((p, source, score.explanation))
-    return rows
+    return graded_values(log)
 
 
 @pytest.mark.subprocess
