@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from farejudge.comparison.analysis import Report, RunSummary, held_cases
 from farejudge.comparison.load import Coverage
-from farejudge.evals.shard import Shard
+from farejudge.evals.shard_spec import Shard
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Logs → one tidy frame with a row per (version, model, case, epoch), through Inspect's API.
+"""Logs → one tidy frame with a row per (version, model, case, epoch), from Inspect's logs.
 
 Rows are per epoch on purpose: epoch-reduced scores would hide how often a verdict
 changes between epochs, and averaging first would lose the confusion counts.
@@ -15,15 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from fsspec.core import url_to_fs
-
-# Importing inspect_ai.log also teaches zipfile the zstd compression of .eval members.
-from inspect_ai.log import list_eval_logs, read_eval_log
-from inspect_ai.model import ModelUsage
 from numpy.typing import NDArray
 
 from farejudge.comparison.json_stream import JsonStreamError, array_items, member_items
-from farejudge.core.errors import InputError
-from farejudge.evals.shard import Shard, check_shard
+from farejudge.comparison.log_headers import Usage, list_logs, read_header
+from farejudge.evals.shard_spec import Shard, parse_shard
 
 TASK = "judge_groundedness"
 SCORER = "verdict_agreement"
@@ -75,7 +71,7 @@ class Runs:
     """The log read for each version and model: version, model, log, status, epochs,
     errored (samples that errored and were not scored; a sample cancelled when the run
     stopped is not counted), prompt_tokens and completion_tokens (the run's totals, from its
-    usage) and total_cost (the sum of its models' ModelUsage.total_cost; NaN when the run
+    usage) and total_cost (the sum of its models' total_cost; NaN when the run
     recorded none, as without `--model-cost-config`). A sharded run is one row: its log is
     the folder `judge-matrix --log-dir` wrote its shards under, its status "success" only if
     every shard's is, its counts the sums over its shards."""
@@ -127,8 +123,7 @@ def _log_files(paths: Sequence[str]) -> list[str]:
         if not fs.exists(bare):
             raise LogsError(f"{path}: no such log file or folder")
         if fs.isdir(bare):
-            # Inspect names a local log by URL (file://); a plain path reads better in a report.
-            found += [info.name.removeprefix("file://") for info in list_eval_logs(path)]
+            found += list_logs(path)
         elif path.endswith(_LOG_SUFFIXES):
             found.append(path)
     return found
@@ -136,25 +131,24 @@ def _log_files(paths: Sequence[str]) -> list[str]:
 
 def _header_record(location: str) -> dict[str, Any]:
     """What the comparison reads of one log's header (no samples)."""
-    log = read_eval_log(location, header_only=True)
-    spec, config = log.eval, log.eval.config
-    metadata = spec.metadata or {}
+    header = read_header(location)
+    metadata = header.metadata
     return {
         "log": location,
-        "eval_id": spec.eval_id,
-        "task": spec.task,
+        "eval_id": header.eval_id,
+        "task": header.task,
         "version": metadata.get("prompt_version"),
-        "model": spec.model,
-        "status": log.status,
-        "created": str(spec.created),
-        "epochs": config.epochs,
-        "completed": log.results.completed_samples if log.results else None,
-        "finished": log.stats.completed_at or None,
-        "usage": log.stats.model_usage,
-        "error": log.error.message if log.error else None,
-        "selected": spec.dataset.sample_ids,
-        "limit": config.limit,
-        "sample_id": config.sample_id,
+        "model": header.model,
+        "status": header.status,
+        "created": header.created,
+        "epochs": header.epochs,
+        "completed": header.completed,
+        "finished": header.finished or None,
+        "usage": header.usage,
+        "error": header.error,
+        "selected": header.selected,
+        "limit": header.limit,
+        "sample_id": header.sample_id,
         # What the run measured, as the task recorded it: read here with the rest of the
         # header, so no log is opened twice.
         "case_sha256": metadata.get("case_sha256"),
@@ -166,8 +160,8 @@ def _header_record(location: str) -> dict[str, Any]:
 
 def _shard(location: str, value: object) -> Shard | None:
     try:
-        return check_shard(value)
-    except InputError as err:
+        return parse_shard(value)
+    except ValueError as err:
         raise LogsError(f"{location}: its eval metadata's shard: {err}") from err
 
 
@@ -178,7 +172,7 @@ def _read_evals(paths: Sequence[str]) -> pd.DataFrame:
     try:
         # Objects kept as they are: a frame would turn a column of ints and Nones to floats.
         evals = pd.DataFrame([_header_record(f) for f in files], dtype=object)
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, zipfile.BadZipFile) as err:
         raise LogsError(f"cannot read the logs in {', '.join(paths)}: {err}") from err
     evals = evals[[str(task).split("/")[-1] == TASK for task in evals["task"]]]
     if evals.empty:
@@ -299,7 +293,7 @@ def _coverage(row: Any, samples: pd.DataFrame, case_set: dict[str, str]) -> Cove
     )
 
 
-def _usage(usage: dict[str, ModelUsage]) -> tuple[int, int, float]:
+def _usage(usage: dict[str, Usage]) -> tuple[int, int, float]:
     """A run's prompt and completion tokens and its cost over every model it called, from its
     log; the cost is NaN unless the run recorded one (`inspect eval --model-cost-config`)."""
     costs = [u.total_cost for u in usage.values() if u.total_cost is not None]

@@ -1,44 +1,22 @@
-"""Which cases one shard of a run judges: a split of the case set by each case's id hash.
+"""The task's side of sharding: the `-T shard=i/N` option checked, and the samples it keeps.
 
-`-T shard=i/N` (0 <= i < N) runs the cases whose family falls to shard i. A derived case goes
-with its gold case (its family), so the consistency figure keeps its parents. The split is by
-id, not content: an edited case stays in its shard, so a rerun of that shard alone judges it.
+What a shard is and how a case falls to one: `farejudge.evals.shard_spec`.
 """
-
-import hashlib
-from dataclasses import dataclass
 
 from inspect_ai.dataset import Sample
 
 from farejudge.core.errors import InputError
+from farejudge.evals.shard_spec import Shard, parse_shard
 
-
-@dataclass(frozen=True)
-class Shard:
-    index: int
-    count: int
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    def holds(self, sample: Sample) -> bool:
-        family = str((sample.metadata or {}).get("derived_from", sample.id))
-        digest = hashlib.sha256(family.encode("utf-8")).digest()
-        return int.from_bytes(digest[:8], "big") % self.count == self.index
+__all__ = ["Shard", "check_shard", "shard_samples"]
 
 
 def check_shard(value: object) -> Shard | None:
     """The `-T shard=i/N` value, or a one-line error saying what a shard looks like."""
-    if value is None:
-        return None
-    index, sep, count = str(value).partition("/")
-    if sep and index.strip().isdigit() and count.strip().isdigit():
-        shard = Shard(int(index), int(count))
-        if shard.count >= 1 and shard.index < shard.count:
-            return shard
-    raise InputError(
-        [f"-T shard={value!r}: give i/N with 0 <= i < N (e.g. shard=0/4 for the first of four)"]
-    )
+    try:
+        return parse_shard(value)
+    except ValueError as err:
+        raise InputError([str(err)]) from err
 
 
 def shard_samples(samples: list[Sample], shard: Shard | None) -> list[Sample]:
