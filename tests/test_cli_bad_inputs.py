@@ -118,7 +118,7 @@ ROWS: dict[str, Row] = {
         ["-T", "promt_version=v2"],
         lambda p: [
             "-T promt_version: not an option of judge_groundedness",
-            "options: prompt_version, dataset, constrained, fail_on_error, suite",
+            "options: prompt_version, dataset, constrained, fail_on_error, suite, shard, graded",
         ],
     ),
     "unknown prompt version": (
