@@ -9,12 +9,14 @@ is judged again without them, and its graded score says why it has none.
 import re
 from typing import Literal, Unpack, get_args
 
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import transcript
 from inspect_ai.model import GenerateConfigArgs
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from farejudge.core.errors import InputError
 from farejudge.evals.provider_errors import provider_text, redact_secrets
-from farejudge.scorers.graded import GradedMode
+from farejudge.scorers.graded import GradedMode, NoGrade, p_ungrounded, reading_record
 
 GradedOption = Literal["auto", "logprobs", "epochs", "off"]
 """The task option: a graded mode, or auto for the provider's default."""
@@ -63,8 +65,9 @@ def _refusal(err: BaseException) -> str:
 def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
     """`judge`, its requests asking for logprobs where the sample's graded mode says so.
 
-    Each sample's metadata records its graded mode, and why the provider gave no logprobs
-    where it refused them; after one refusal a model is not asked again.
+    Each sample's metadata records its graded mode and, where logprobs were asked for, what
+    they said (P(ungrounded), or why there is none: a provider that refused them is not asked
+    again). The logprobs themselves are then dropped from the sample (see `_drop_logprobs`).
     """
     refused: dict[str, str] = {}
 
@@ -74,14 +77,15 @@ def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
         state.metadata["graded_mode"] = mode
         if mode != "logprobs":
             return await judge(state, generate)
+        refusal = refused.get(model)
 
         async def with_logprobs(
             state: TaskState,
             tool_calls: Literal["loop", "single", "none"] = "loop",
             **kwargs: Unpack[GenerateConfigArgs],
         ) -> TaskState:
-            if model in refused:
-                state.metadata["graded_refused"] = refused[model]
+            nonlocal refusal
+            if refusal is not None:
                 return await generate(state, tool_calls, **kwargs)
             asked: GenerateConfigArgs = {
                 **kwargs,
@@ -93,10 +97,30 @@ def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
             except Exception as err:
                 if not _is_logprob_refusal(err):
                     raise
-                refused[model] = _refusal(err)
-                state.metadata["graded_refused"] = refused[model]
+                refusal = refused[model] = _refusal(err)
                 return await generate(state, tool_calls, **kwargs)
 
-        return await judge(state, with_logprobs)
+        state = await judge(state, with_logprobs)
+        reading = NoGrade(refusal) if refusal is not None else p_ungrounded(state.output)
+        state.metadata["graded_reading"] = reading_record(reading)
+        _drop_logprobs(state)
+        return state
 
     return solve
+
+
+def _drop_logprobs(state: TaskState) -> None:
+    """Take the logprobs, once read, out of the sample's output and its model events.
+
+    Every token's alternatives cost more than the rest of the sample: Inspect carries them
+    through the solver's state diff, the model event and the condensed log, which made a
+    sample of 30 tokens with 5 alternatives each take 1.8x as long on a mock judge
+    (benchmarks/bench_overhead.py). The reading is all the scorer, a re-score and the
+    viewer need; an HTTP provider's raw reply, where Inspect keeps one, still has them.
+    """
+    for choice in state.output.choices:
+        choice.logprobs = None
+    for event in transcript().history.resident_events:
+        if isinstance(event, ModelEvent):
+            for choice in event.output.choices:
+                choice.logprobs = None

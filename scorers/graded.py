@@ -11,12 +11,13 @@ have moved the judge's reasoning out of the reply but not out of its tokens.
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from inspect_ai.model import Logprob, ModelOutput
 
-from farejudge.scorers.verdict import _FENCE, _OPENER, _end_of_braced, _split_inline
+from farejudge.scorers.verdict import FENCE, OPENER, end_of_braced, split_inline
 
 GradedMode = Literal["logprobs", "epochs", "off"]
 """How a sample's graded score is got: the judge's token probabilities; its verdict itself
@@ -31,6 +32,10 @@ class NoGrade:
     """Why the logprobs gave no P(ungrounded), in words for the viewer."""
 
     reason: str
+
+
+Reading = float | NoGrade
+"""What the logprobs said: P(ungrounded), or why they gave none."""
 
 
 _COLON = re.compile(r"[ \t\r\n]*:[ \t\r\n]*")
@@ -80,29 +85,29 @@ def _verdicts_in(text: str, offset: int) -> list[VerdictPlace]:
     """The top-level JSON objects with a "grounded" key, as `parse_verdict` scans for them."""
     decoder = json.JSONDecoder()
     found = []
-    opener = _OPENER.search(text)
+    opener = OPENER.search(text)
     while opener:
         try:
             value, end = decoder.raw_decode(text, opener.start())
         except (ValueError, RecursionError):
-            end = _end_of_braced(text, opener.start())
+            end = end_of_braced(text, opener.start())
         else:
             if isinstance(value, dict) and "grounded" in value:
                 at = _grounded_value(text, opener.start())
                 word = json.dumps(value["grounded"])
                 if at is not None:
                     found.append(VerdictPlace(offset + opener.start(), offset + at, word))
-        opener = _OPENER.search(text, end)
+        opener = OPENER.search(text, end)
     return found
 
 
 def locate_verdict(text: str) -> VerdictPlace | None:
     """The one verdict object of a reply, where `parse_verdict` reads it; None if not one."""
-    split = _split_inline(text)
+    split = split_inline(text)
     if split.unclosed:
         return None
     base = len(text) - len(split.answer)
-    fences = list(_FENCE.finditer(split.answer))
+    fences = list(FENCE.finditer(split.answer))
     regions = [(m.start(1), m.group(1)) for m in fences] or [(0, split.answer)]
     found = [v for start, part in regions for v in _verdicts_in(part, base + start)]
     if len(found) != 1 or found[0].word not in _WORDS:
@@ -149,7 +154,7 @@ def _word(alternative: str, before: str) -> str | None:
     return None
 
 
-def p_ungrounded(output: ModelOutput) -> float | NoGrade:
+def p_ungrounded(output: ModelOutput) -> Reading:
     """The judge's P(ungrounded) from the logprobs of its first choice, or why there is none."""
     logprobs = output.choices[0].logprobs if output.choices else None
     if logprobs is None or not logprobs.content:
@@ -187,6 +192,22 @@ def p_ungrounded(output: ModelOutput) -> float | NoGrade:
     return mass["false"] / total
 
 
+def reading_record(reading: Reading) -> dict[str, float | str]:
+    """The reading as a sample's metadata keeps it, for the viewer and for re-scoring."""
+    if isinstance(reading, NoGrade):
+        return {"no_grade": reading.reason}
+    return {"p_ungrounded": reading}
+
+
+def reading_of_record(record: Mapping[str, float | str] | None) -> Reading | None:
+    """The reading a sample's metadata kept; None where it kept none."""
+    if record is None:
+        return None
+    if "no_grade" in record:
+        return NoGrade(str(record["no_grade"]))
+    return float(record["p_ungrounded"])
+
+
 @dataclass(frozen=True)
 class GradedScore:
     """A sample's graded score, where it came from, and a line saying so for the viewer."""
@@ -198,7 +219,7 @@ class GradedScore:
 
 
 def graded_score(
-    mode: GradedMode, grounded: bool | None, reading: float | NoGrade | None
+    mode: GradedMode, grounded: bool | None, reading: Reading | None
 ) -> GradedScore:
     """The graded score of a verdict (None: a judge failure) under `mode`; `reading` is what the
     logprobs said, where they were asked for."""

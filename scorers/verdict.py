@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 # Fences open and close at the start of a line. JSON strings hold no raw newline, so a fence
 # quoted inside the verdict's own strings ("reasoning": "see ```...```") is never taken for one.
-_FENCE = re.compile(r"^[ \t]*```[A-Za-z]*[ \t\r]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+FENCE = re.compile(r"^[ \t]*```[A-Za-z]*[ \t\r]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
 _VERDICT_KEYS = ("grounded", "unsupported_claims", "reasoning")
 _THINK_OPEN = re.compile(r"<think\b[^>]*>")
 _THINK_CLOSE = "</think>"
@@ -40,7 +40,7 @@ class JudgeFailure:
     """What of the reply was the judge's reasoning, left unread, in words ("" if none)."""
 
 
-def _end_of_braced(text: str, start: int) -> int:
+def end_of_braced(text: str, start: int) -> int:
     """Where the bracket group opened at `start` closes, by brackets and JSON strings alone.
 
     A group that never closes (a reply cut off mid-object) runs to the end of the text, so
@@ -68,7 +68,7 @@ def _end_of_braced(text: str, start: int) -> int:
     return len(text)
 
 
-_OPENER = re.compile(r"[{\[]")
+OPENER = re.compile(r"[{\[]")
 
 
 class _JsonObject(dict[str, object]):
@@ -93,7 +93,7 @@ def _top_level_objects(text: str) -> list[object]:
     """
     decoder = json.JSONDecoder(object_pairs_hook=_object)
     found: list[object] = []
-    opener = _OPENER.search(text)
+    opener = OPENER.search(text)
     while opener:
         try:
             value, end = decoder.raw_decode(text, opener.start())
@@ -101,21 +101,21 @@ def _top_level_objects(text: str) -> list[object]:
         # ValueError covers malformed JSON and integers too long to convert; RecursionError,
         # brackets nested past the interpreter's limit. Either way the group is no verdict.
         except (ValueError, RecursionError):
-            end = _end_of_braced(text, opener.start())
-        opener = _OPENER.search(text, end)
+            end = end_of_braced(text, opener.start())
+        opener = OPENER.search(text, end)
     return found
 
 
 def _candidates(reply: str) -> list[object]:
     # A fenced block is where the judge says its answer is; prose around it is ignored.
-    fenced = _FENCE.findall(reply)
+    fenced = FENCE.findall(reply)
     if fenced:
         return [obj for block in fenced for obj in _top_level_objects(block)]
     return _top_level_objects(reply)
 
 
 @dataclass(frozen=True)
-class _Split:
+class Split:
     """A reply's text cut into its final answer and the reasoning before it."""
 
     answer: str
@@ -125,29 +125,29 @@ class _Split:
     unclosed: bool = False
 
 
-def _split_inline(text: str) -> _Split:
+def split_inline(text: str) -> Split:
     """The text after its last `</think>` is the answer; an opening tag after that never closed."""
     openers = list(_THINK_OPEN.finditer(text))
     close = text.rfind(_THINK_CLOSE)
     if openers and openers[-1].start() > close:
         reasoning = text[openers[0].start() :]
-        return _Split("", _chars(reasoning), "after a <think> that never closed", unclosed=True)
+        return Split("", _chars(reasoning), "after a <think> that never closed", unclosed=True)
     if close < 0:
-        return _Split(text, 0, "")
+        return Split(text, 0, "")
     # Whatever precedes the last closing tag is reasoning, however many blocks it holds.
     where = (
         "in a <think> block"
         if openers
         else "before a lone </think>: the chat template opened the block"
     )
-    return _Split(text[close + len(_THINK_CLOSE) :], _chars(text[:close]), where)
+    return Split(text[close + len(_THINK_CLOSE) :], _chars(text[:close]), where)
 
 
 def _chars(reasoning: str) -> int:
     return len(_THINK_OPEN.sub("", reasoning).replace(_THINK_CLOSE, "").strip())
 
 
-def _set_aside(split: _Split, parts: Sequence[str]) -> str:
+def _set_aside(split: Split, parts: Sequence[str]) -> str:
     pieces = []
     if parts:
         chars = sum(len(p.strip()) for p in parts)
@@ -159,7 +159,7 @@ def _set_aside(split: _Split, parts: Sequence[str]) -> str:
     return "; ".join(pieces)
 
 
-def _cut_off_reason(split: _Split) -> str:
+def _cut_off_reason(split: Split) -> str:
     if split.unclosed:
         return "cut off at the token limit inside its reasoning"
     if not split.answer.strip():
@@ -179,7 +179,7 @@ def parse_verdict(
     `reply` is the reply's text, `reasoning` the text of each reasoning part the provider
     delivered apart from it (Inspect's `ContentReasoning`), `stop_reason` Inspect's.
     """
-    split = _split_inline(reply)
+    split = split_inline(reply)
     set_aside = _set_aside(split, reasoning)
     if stop_reason in _CUT_OFF_STOP_REASONS:
         return JudgeFailure(_cut_off_reason(split), set_aside)

@@ -14,7 +14,14 @@ from inspect_ai.solver import TaskState
 from farejudge.core.case_schema import Verdict
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
-from farejudge.scorers.graded import GradedMode, GradedScore, NoGrade, graded_score, p_ungrounded
+from farejudge.scorers.graded import (
+    GradedMode,
+    GradedScore,
+    Reading,
+    graded_score,
+    p_ungrounded,
+    reading_of_record,
+)
 from farejudge.scorers.length_bounds import over_long, over_long_note
 from farejudge.scorers.metrics import (
     Counts,
@@ -185,19 +192,19 @@ def reasoning_parts(message: ChatMessageAssistant) -> list[str]:
 
 
 def score_output(
-    case: Graded, output: ModelOutput, graded: GradedMode = "off", refused: str | None = None
+    case: Graded, output: ModelOutput, graded: GradedMode = "off", recorded: Reading | None = None
 ) -> Score:
     """The Score of the judge's whole output: provider faults first, then the reply text.
 
-    `graded` is how the sample's graded score is got, `refused` why the provider gave no
-    logprobs where it refused them.
+    `graded` is how the sample's graded score is got; `recorded` what the logprobs said when
+    the judge replied, where that was recorded (else they are read from `output`).
     """
     failure = output_failure(output)
     if failure is not None:
         return _failure_score(case, JudgeFailure(failure))
-    reading: float | NoGrade | None = None
+    reading: Reading | None = None
     if graded == "logprobs":
-        reading = NoGrade(refused) if refused else p_ungrounded(output)
+        reading = recorded if recorded is not None else p_ungrounded(output)
     return score_reply(
         case,
         output.completion,
@@ -237,7 +244,7 @@ def score_reply(
     stop_reason: str = "stop",
     reasoning: Sequence[str] = (),
     graded: GradedMode = "off",
-    reading: float | NoGrade | None = None,
+    reading: Reading | None = None,
 ) -> Score:
     """The Score of one judge reply against one case's gold verdict.
 
@@ -338,7 +345,7 @@ def verdict_agreement() -> Scorer:
             Gold.of_sample(state, target),
             state.output,
             state.metadata.get("graded_mode", "off"),
-            state.metadata.get("graded_refused"),
+            reading_of_record(state.metadata.get("graded_reading")),
         )
         value = cast(dict[str, float], scored.value)
         columns = review_fields(value, scored.answer or "", state.metadata)

@@ -9,14 +9,16 @@ import math
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
-from inspect_ai.log import EvalLog
+from inspect_ai import eval, score
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from farejudge.core.errors import InputError
 from farejudge.evals.graded_request import TOP_LOGPROBS
 from farejudge.evals.judge_groundedness import judge_groundedness
+from farejudge.scorers.verdict_scorer import verdict_agreement
 from tests.test_graded_parser import LLAMA, LLAMA_TOKENS, output_of, share
 
 CASES = str(Path(__file__).parent / "fixtures" / "cases.jsonl")
@@ -76,6 +78,20 @@ def test_logprobs_are_asked_for_and_graded(tmp_path: Path) -> None:
     assert log.samples and all(s.metadata["graded_mode"] == "logprobs" for s in log.samples)
 
 
+def test_the_log_keeps_the_reading_not_the_logprobs(tmp_path: Path) -> None:
+    judged_log, _ = judged("logprobs", tmp_path)
+    log = read_eval_log(judged_log.location)
+    assert log.samples
+    for sample in log.samples:
+        assert sample.metadata["graded_reading"] == {"p_ungrounded": pytest.approx(EXPECTED)}
+        assert sample.output.choices[0].logprobs is None
+        events = [e for e in sample.events if isinstance(e, ModelEvent)]
+        assert events and all(c.logprobs is None for e in events for c in e.output.choices)
+    # Re-scoring the log from its file gives the graded score the run gave.
+    rescored = score(log, verdict_agreement(), action="overwrite", display="none")
+    assert graded_values(rescored) == graded_values(judged_log)
+
+
 def test_auto_off_mockllm_is_the_verdict_itself_unasked(tmp_path: Path) -> None:
     log, configs = judged("auto", tmp_path)
     assert [c.logprobs for c in configs] == [None, None]
@@ -124,4 +140,4 @@ def test_the_gguf_judge_grades_by_default_from_its_own_probabilities(tmp_path: P
     ((p, source, explanation),) = graded_values(log)
     assert source == "logprobs", explanation
     assert 0.0 < p < 1.0
-    assert log.samples and log.samples[0].output.choices[0].logprobs is not None
+    assert log.samples and log.samples[0].metadata["graded_reading"] == {"p_ungrounded": p}

@@ -24,7 +24,15 @@ from inspect_ai.model import (
     TopLogprob,
 )
 
-from farejudge.scorers.graded import NoGrade, graded_score, locate_verdict, p_ungrounded
+from farejudge.scorers.graded import (
+    NoGrade,
+    Reading,
+    graded_score,
+    locate_verdict,
+    p_ungrounded,
+    reading_of_record,
+    reading_record,
+)
 
 Alternatives = list[tuple[str, float]] | None
 
@@ -355,6 +363,19 @@ def test_the_graded_score_says_where_it_came_from() -> None:
     for mode in ("logprobs", "epochs", "off"):
         failure = graded_score(mode, None, 0.5)
         assert math.isnan(failure.p_ungrounded) and failure.source == "none"
+
+
+@given(
+    reading=st.floats(min_value=0.0, max_value=1.0) | st.builds(NoGrade, st.text(max_size=40))
+)
+def test_a_reading_survives_the_metadata_it_is_kept_in(reading: Reading) -> None:
+    # The record is what the log holds: JSON, read back as the same reading.
+    record = json.loads(json.dumps(reading_record(reading)))
+    assert reading_of_record(record) == reading
+
+
+def test_no_record_is_no_reading() -> None:
+    assert reading_of_record(None) is None
 
 
 # Any verdict, any reasoning text, cut into tokens anywhere; the token the value begins in

@@ -140,6 +140,11 @@ def test_a_refusal_of_logprobs_is_judged_without_them_and_said(
         assert REFUSAL in explanation
     # The verdicts are scored as ever.
     assert log.results is not None
+    # The sample's metadata keeps why, for the viewer and a re-score.
+    assert log.samples
+    for sample in log.samples:
+        (why,) = sample.metadata["graded_reading"].values()
+        assert why.startswith("the provider refused logprobs (HTTP 400: ") and REFUSAL in why
     # One refused request; the model is not asked for logprobs again.
     asked = [bool(r.get("logprobs")) for r in LogprobServer.requests]
     assert asked.count(True) == 1 and len(asked) == 4

@@ -14,6 +14,7 @@ from farejudge.evals.dataset import case_to_sample, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.scorers.claims import compare_claims
 from farejudge.scorers.confusion import Confusion
+from farejudge.scorers.graded import NoGrade, reading_record
 from farejudge.scorers.metrics import (
     claim_precision,
     claim_recall,
@@ -26,6 +27,7 @@ from farejudge.scorers.metrics import (
 )
 from farejudge.scorers.verdict_scorer import score_reply, verdict_agreement
 from farejudge.simulate.scripted_judge import mock_output
+from tests.test_graded_parser import LLAMA, LLAMA_TOKENS, output_of, share
 
 CASES = {c.id: c for c in load_cases(Path(__file__).parent / "fixtures" / "cases.jsonl")}
 
@@ -321,3 +323,35 @@ def figure(m: Metric, scores: list[SampleScore]) -> float:
     value = apply(m, scores)
     assert isinstance(value, int | float)
     return float(value)
+
+
+def graded_of(state: TaskState) -> tuple[float, object, str]:
+    score = run_scorer(state).score
+    assert isinstance(score.value, dict) and score.explanation is not None
+    return cast(float, score.value["p_ungrounded"]), score.value["graded_source"], score.explanation
+
+
+GROUNDED_CASE = next(c.id for c in CASES.values() if c.label.grounded)
+
+
+def test_the_reading_recorded_at_the_reply_is_the_graded_score() -> None:
+    # The solver read the logprobs and dropped them: the record is all the scorer has.
+    state = state_for(GROUNDED_CASE, LLAMA)
+    state.metadata.update(graded_mode="logprobs", graded_reading=reading_record(0.25))
+    assert graded_of(state)[:2] == (0.25, "logprobs")
+    # A record says why there is none even where the output still has logprobs.
+    state = state_for(GROUNDED_CASE, output_of(LLAMA, LLAMA_TOKENS))
+    refused = NoGrade("the provider refused logprobs (HTTP 400: no)")
+    state.metadata.update(graded_mode="logprobs", graded_reading=reading_record(refused))
+    p, source, explanation = graded_of(state)
+    assert math.isnan(p) and source == "none"
+    assert "No graded score: the provider refused logprobs (HTTP 400: no)." in explanation
+
+
+def test_without_a_record_the_logprobs_are_read_from_the_output() -> None:
+    # A log written before readings were recorded keeps its logprobs in the output.
+    state = state_for(GROUNDED_CASE, output_of(LLAMA, LLAMA_TOKENS))
+    state.metadata["graded_mode"] = "logprobs"
+    p, source, _ = graded_of(state)
+    assert source == "logprobs"
+    assert p == pytest.approx(share([-1.946, -4.651], [-0.309, -2.369]))
