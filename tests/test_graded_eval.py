@@ -7,6 +7,7 @@ graded score each mode gives is known; the real gguf/ provider gives one of its 
 import importlib.util
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai import eval, score
@@ -26,7 +27,9 @@ CASES = str(Path(__file__).parent / "fixtures" / "cases.jsonl")
 EXPECTED = share([-1.946, -4.651], [-0.309, -2.369])
 
 
-def judged(graded: str, tmp_path: Path, reply: str = LLAMA) -> tuple[EvalLog, list[GenerateConfig]]:
+def judged(
+    graded: str, tmp_path: Path, reply: str = LLAMA, **options: Any
+) -> tuple[EvalLog, list[GenerateConfig]]:
     """A run of two cases under `-T graded=`, and the config each request was sent with."""
     configs: list[GenerateConfig] = []
 
@@ -48,6 +51,7 @@ def judged(graded: str, tmp_path: Path, reply: str = LLAMA) -> tuple[EvalLog, li
         limit=2,
         log_dir=str(tmp_path),
         display="none",
+        **options,
     )
     assert log.status == "success", log.error
     return log, configs
@@ -90,6 +94,18 @@ def test_the_log_keeps_the_reading_not_the_logprobs(tmp_path: Path) -> None:
     # Re-scoring the log from its file gives the graded score the run gave.
     rescored = score(log, verdict_agreement(), action="overwrite", display="none")
     assert graded_values(rescored) == graded_values(judged_log)
+
+
+def test_a_cached_reply_keeps_its_logprobs_for_the_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The logprobs are dropped from the sample after Inspect cached the reply, not from the cache.
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    first, asked = judged("logprobs", tmp_path / "first", cache=True)
+    again, asked_again = judged("logprobs", tmp_path / "again", cache=True)
+    assert len(asked) == 2 and asked_again == []
+    assert [source for _, source, _ in graded_values(again)] == ["logprobs"] * 2
+    assert graded_values(again) == graded_values(first)
 
 
 def test_auto_off_mockllm_is_the_verdict_itself_unasked(tmp_path: Path) -> None:
