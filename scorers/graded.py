@@ -17,7 +17,7 @@ from typing import Literal
 
 from inspect_ai.model import Logprob, ModelOutput
 
-from farejudge.scorers.verdict import FENCE, OPENER, end_of_braced, split_inline
+from farejudge.scorers.verdict import answer_regions, split_inline, top_level_values
 
 GradedMode = Literal["logprobs", "epochs", "off"]
 """How a sample's graded score is got: the judge's token probabilities; its verdict itself
@@ -83,21 +83,13 @@ def _grounded_value(text: str, start: int) -> int | None:
 
 def _verdicts_in(text: str, offset: int) -> list[VerdictPlace]:
     """The top-level JSON objects with a "grounded" key, as `parse_verdict` scans for them."""
-    decoder = json.JSONDecoder()
     found = []
-    opener = OPENER.search(text)
-    while opener:
-        try:
-            value, end = decoder.raw_decode(text, opener.start())
-        except (ValueError, RecursionError):
-            end = end_of_braced(text, opener.start())
-        else:
-            if isinstance(value, dict) and "grounded" in value:
-                at = _grounded_value(text, opener.start())
-                word = json.dumps(value["grounded"])
-                if at is not None:
-                    found.append(VerdictPlace(offset + opener.start(), offset + at, word))
-        opener = OPENER.search(text, end)
+    for start, value in top_level_values(text):
+        if isinstance(value, dict) and "grounded" in value:
+            at = _grounded_value(text, start)
+            word = json.dumps(value["grounded"])
+            if at is not None:
+                found.append(VerdictPlace(offset + start, offset + at, word))
     return found
 
 
@@ -107,8 +99,7 @@ def locate_verdict(text: str) -> VerdictPlace | None:
     if split.unclosed:
         return None
     base = len(text) - len(split.answer)
-    fences = list(FENCE.finditer(split.answer))
-    regions = [(m.start(1), m.group(1)) for m in fences] or [(0, split.answer)]
+    regions = answer_regions(split.answer)
     found = [v for start, part in regions for v in _verdicts_in(part, base + start)]
     if len(found) != 1 or found[0].word not in _WORDS:
         return None

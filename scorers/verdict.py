@@ -9,12 +9,12 @@ the reply begins inside the reasoning). A draft verdict in there is not the verd
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 # Fences open and close at the start of a line. JSON strings hold no raw newline, so a fence
 # quoted inside the verdict's own strings ("reasoning": "see ```...```") is never taken for one.
-FENCE = re.compile(r"^[ \t]*```[A-Za-z]*[ \t\r]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]*```[A-Za-z]*[ \t\r]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
 _VERDICT_KEYS = ("grounded", "unsupported_claims", "reasoning")
 _THINK_OPEN = re.compile(r"<think\b[^>]*>")
 _THINK_CLOSE = "</think>"
@@ -40,7 +40,7 @@ class JudgeFailure:
     """What of the reply was the judge's reasoning, left unread, in words ("" if none)."""
 
 
-def end_of_braced(text: str, start: int) -> int:
+def _end_of_braced(text: str, start: int) -> int:
     """Where the bracket group opened at `start` closes, by brackets and JSON strings alone.
 
     A group that never closes (a reply cut off mid-object) runs to the end of the text, so
@@ -68,7 +68,7 @@ def end_of_braced(text: str, start: int) -> int:
     return len(text)
 
 
-OPENER = re.compile(r"[{\[]")
+_OPENER = re.compile(r"[{\[]")
 
 
 class _JsonObject(dict[str, object]):
@@ -86,32 +86,33 @@ def _object(pairs: list[tuple[str, object]]) -> _JsonObject:
     return obj
 
 
-def _top_level_objects(text: str) -> list[object]:
-    """Every JSON object or array at top level of the text, left to right.
+def top_level_values(text: str) -> Iterator[tuple[int, object]]:
+    """Every JSON object or array at top level of the text, with where it opens, left to right.
 
     What sits inside one (an object in a list, an object quoted in a string) is not top level.
     """
     decoder = json.JSONDecoder(object_pairs_hook=_object)
-    found: list[object] = []
-    opener = OPENER.search(text)
+    opener = _OPENER.search(text)
     while opener:
         try:
             value, end = decoder.raw_decode(text, opener.start())
-            found.append(value)
         # ValueError covers malformed JSON and integers too long to convert; RecursionError,
         # brackets nested past the interpreter's limit. Either way the group is no verdict.
         except (ValueError, RecursionError):
-            end = end_of_braced(text, opener.start())
-        opener = OPENER.search(text, end)
-    return found
+            end = _end_of_braced(text, opener.start())
+        else:
+            yield opener.start(), value
+        opener = _OPENER.search(text, end)
+
+
+def answer_regions(reply: str) -> list[tuple[int, str]]:
+    """Where in the reply the verdict is looked for, each with where it starts."""
+    # A fenced block is where the judge says its answer is; prose around it is ignored.
+    return [(m.start(1), m.group(1)) for m in _FENCE.finditer(reply)] or [(0, reply)]
 
 
 def _candidates(reply: str) -> list[object]:
-    # A fenced block is where the judge says its answer is; prose around it is ignored.
-    fenced = FENCE.findall(reply)
-    if fenced:
-        return [obj for block in fenced for obj in _top_level_objects(block)]
-    return _top_level_objects(reply)
+    return [value for _, region in answer_regions(reply) for _, value in top_level_values(region)]
 
 
 @dataclass(frozen=True)
