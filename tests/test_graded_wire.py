@@ -13,7 +13,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 
 from farejudge.evals.graded_request import TOP_LOGPROBS
-from farejudge.scorers.graded import NoGrade, p_ungrounded
+from farejudge.scorers.graded import p_ungrounded
 from tests.json_server import serving
 from tests.standins.logprob_servers import REFUSAL, LogprobServer, MessagesServer, Token
 from tests.test_graded_eval import graded_values
@@ -176,4 +176,7 @@ def test_anthropic_gives_no_graded_score_never_a_half(
         assert math.isnan(p) and source == "none"
         assert "No graded score: the provider returned no logprobs." in explanation
     assert not any("logprobs" in r for r in MessagesServer.requests)
-    assert p_ungrounded(log.samples[0].output) == NoGrade("the provider returned no logprobs")  # type: ignore[index]
+    # What the reading saw when the judge replied (the output's logprobs are dropped after it).
+    assert log.samples
+    none = {"no_grade": "the provider returned no logprobs"}
+    assert all(sample.metadata["graded_reading"] == none for sample in log.samples)
