@@ -1,6 +1,7 @@
 """Fixtures shared by several test files, and the `slow` mark the finer marks imply."""
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -27,3 +28,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def page() -> Iterator["Page"]:
     with browser_page() as opened:
         yield opened
+
+
+@pytest.fixture
+def gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A model file for the gguf/ provider that is never loaded, and no native check of it.
+
+    Path resolution only checks the file exists; the native check, which would load it in a
+    child process, has its own tests in test_gguf_native.py.
+    """
+    monkeypatch.setattr("farejudge.providers.gguf.api.ensure_llama_runs", lambda *a, **k: None)
+    path = tmp_path / "tiny.gguf"
+    path.write_bytes(b"GGUF")
+    return path

@@ -99,17 +99,6 @@ def fake_response(
     }
 
 
-@pytest.fixture
-def gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    # Never loaded by the offline tests: path resolution only checks it exists, and the
-    # native check, which would load it in a child process, is left out (its own tests are
-    # in test_gguf_native.py).
-    monkeypatch.setattr("farejudge.providers.gguf.api.ensure_llama_runs", lambda *a, **k: None)
-    path = tmp_path / "tiny.gguf"
-    path.write_bytes(b"GGUF")
-    return path
-
-
 # --------------------------------------------------------------------------------------
 # GenerateConfig -> create_chat_completion kwargs
 # --------------------------------------------------------------------------------------

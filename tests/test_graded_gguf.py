@@ -33,15 +33,6 @@ STEPS = [
 PROMPT = [7, 8, 9]
 
 
-@pytest.fixture
-def gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A model file that is never loaded, and no native check of it."""
-    monkeypatch.setattr("farejudge.providers.gguf.api.ensure_llama_runs", lambda *a, **k: None)
-    path = tmp_path / "tiny.gguf"
-    path.write_bytes(b"GGUF")
-    return path
-
-
 class SteppedLlama:
     """Samples STEPS' tokens, calling each logits processor as llama-cpp-python's sampler does."""
 
