@@ -114,7 +114,7 @@ def _drop_logprobs(state: TaskState) -> None:
 
     Every token's alternatives cost more than the rest of the sample: Inspect carries them
     through the solver's state diff, the model event and the condensed log, which made a
-    sample of 30 tokens with 5 alternatives each take 1.8x as long on a mock judge
+    sample of about 18 tokens with 5 alternatives each take 1.8x as long on a mock judge
     (benchmarks/bench_overhead.py). The reading is all the scorer, a re-score and the
     viewer need; an HTTP provider's raw reply, where Inspect keeps one, still has them.
     """
