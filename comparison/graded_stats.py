@@ -15,13 +15,21 @@ positives counted pro rata).
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy.special import ndtr, ndtri, stdtr
 
-from farejudge.comparison.intervals import Z95, Interval, bootstrap, percentile_interval, wilson
+from farejudge.comparison.intervals import (
+    CHUNK_DRAWS,
+    Z95,
+    Interval,
+    bootstrap,
+    one_chunk_weights,
+    percentile_interval,
+    resample_weights,
+    wilson,
+)
 
 Floats = NDArray[np.float64]
 
@@ -29,8 +37,6 @@ BUDGETS = (0.1, 0.2, 0.3)
 """Review budgets: shares of answers reviewed, highest P(ungrounded) first."""
 BINS = 10
 """Equal-width bins of the calibration table."""
-_BLOCK_CELLS = 4_000_000
-"""Weights per block of resamples (32 MB of float64), whatever the number of cases."""
 
 
 @dataclass(frozen=True)
@@ -189,30 +195,16 @@ def _calibration(weights: Floats, gold: Floats, score: Floats) -> dict[str, Floa
     }
 
 
-def _resample_weights(n: int, count: int, rng: np.random.Generator) -> Floats:
-    draws = rng.integers(0, n, size=(count, n))
-    offsets = (draws + n * np.arange(count)[:, None]).ravel()
-    return np.bincount(offsets, minlength=count * n).reshape(count, n).astype(float)
-
-
-@lru_cache(maxsize=4)
-def _one_block(n: int, resamples: int, seed: int) -> Floats:
-    """All resamples at once where they fit in a block: the runs of one comparison share them."""
-    weights = _resample_weights(n, resamples, np.random.default_rng(seed))
-    weights.flags.writeable = False
-    return weights
-
-
 def _resampled(
     figures: Callable[[Floats], dict[str, Floats]], n: int, resamples: int, seed: int
 ) -> dict[str, Floats]:
-    block = max(1, _BLOCK_CELLS // max(n, 1))
+    block = max(1, CHUNK_DRAWS // max(n, 1))
     if resamples <= block:
-        return figures(_one_block(n, resamples, seed))
+        return figures(one_chunk_weights(n, resamples, seed))
     rng = np.random.default_rng(seed)
     parts: list[dict[str, Floats]] = []
     for start in range(0, resamples, block):
-        parts.append(figures(_resample_weights(n, min(block, resamples - start), rng)))
+        parts.append(figures(resample_weights(n, min(block, resamples - start), rng)))
     return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
 

@@ -75,28 +75,29 @@ def resampled_totals(
         return totals
     step = max(1, chunk or CHUNK_DRAWS // n)
     if step >= resamples:
-        totals[:] = _one_chunk(n, resamples, seed) @ rows
+        totals[:] = one_chunk_weights(n, resamples, seed) @ rows
         return totals
     rng = np.random.default_rng(seed)
     for first in range(0, resamples, step):
         count = min(step, resamples - first)
-        draws = rng.integers(0, n, size=(count, n))
-        draws += n * np.arange(count)[:, None]
-        weights = np.bincount(draws.ravel(), minlength=count * n).reshape(count, n)
-        totals[first : first + count] = weights.astype(np.float64) @ rows
+        totals[first : first + count] = resample_weights(n, count, rng) @ rows
     return totals
 
 
-@lru_cache(maxsize=2)
-def _one_chunk(n: int, resamples: int, seed: int) -> NDArray[np.float64]:
+def resample_weights(n: int, count: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """How often each of n cases is drawn in each of `count` resamples, from `rng`'s stream."""
+    draws = rng.integers(0, n, size=(count, n))
+    draws += n * np.arange(count)[:, None]
+    weights = np.bincount(draws.ravel(), minlength=count * n).reshape(count, n)
+    return weights.astype(np.float64)
+
+
+@lru_cache(maxsize=4)
+def one_chunk_weights(n: int, resamples: int, seed: int) -> NDArray[np.float64]:
     """Case weights of every resample where they fit in one chunk, as the loop in
     `resampled_totals` draws them: the many figures over one set of cases (a panel's members,
-    each run's stability) then share one draw instead of repeating it."""
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(resamples, n))
-    draws += n * np.arange(resamples)[:, None]
-    weights = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
-    found = weights.astype(np.float64)
+    each run's stability, the graded figures) then share one draw instead of repeating it."""
+    found = resample_weights(n, resamples, np.random.default_rng(seed))
     found.flags.writeable = False
     return found
 

@@ -132,7 +132,7 @@ def test_calibration_table_and_expected_calibration_error_by_hand() -> None:
 def test_intervals_do_not_depend_on_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
     gold, score = _scripted("tenths", 4)
     whole = graded_figures(gold, score, resamples=300, seed=5)
-    monkeypatch.setattr(graded_stats, "_BLOCK_CELLS", 144 * 7)
+    monkeypatch.setattr(graded_stats, "CHUNK_DRAWS", 144 * 7)
     blocks = graded_figures(gold, score, resamples=300, seed=5)
     assert blocks == whole
     assert whole.auc.low < whole.auc.estimate < whole.auc.high
