@@ -65,8 +65,10 @@ def resampled_totals(
 
     Resample r draws n cases with replacement; its totals are its case counts times the rows.
     The draws come from one generator stream, `chunk` resamples at a time (by default as many
-    as fit in CHUNK_DRAWS): the same seed gives the same totals at any chunk size, and memory
-    stays at one chunk of counts. Any rows with the same number of cases are resampled alike.
+    as fit in CHUNK_DRAWS): the same seed gives the same case counts at any chunk size, and
+    memory stays at one chunk of counts. The totals agree to rounding (1e-12), not bit for bit:
+    the matrix product's summation order depends on the chunk's shape and on the BLAS kernel
+    the CPU picks. Any rows with the same number of cases are resampled alike.
     """
     n = len(rows)
     totals = np.empty((resamples, rows.shape[1]))
