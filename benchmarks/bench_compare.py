@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from farejudge.simulate.synthetic_logs import write_runs
+from farejudge.testing.synthetic_logs import write_runs
 
 VERSIONS = ("v1", "v2", "v3")
 
@@ -91,8 +91,10 @@ def main() -> None:
     scratch = Path(tempfile.mkdtemp(prefix="bench-compare-"))
     root = args.log_dir or scratch / "logs"
     try:
-        print(f"{'cases':>8} {'sample-epochs':>14} {'wall s':>8} {'peak MB':>8} "
-              f"{'s per 1,000':>12} {'exit':>5}")
+        print(
+            f"{'cases':>8} {'sample-epochs':>14} {'wall s':>8} {'peak MB':>8} "
+            f"{'s per 1,000':>12} {'exit':>5}"
+        )
         for cases in counts:
             logs, built = logs_for(root, cases)
             if built:

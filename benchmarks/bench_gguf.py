@@ -59,7 +59,7 @@ from farejudge.providers.gguf import (
     llama_call_kwargs,
     messages_to_dicts,
 )
-from farejudge.providers.gguf.native import load_llama
+from farejudge.providers.gguf.llama_loader import load_llama
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
 
 if TYPE_CHECKING:

@@ -23,16 +23,16 @@ from pathlib import Path
 
 from inspect_ai.log import read_eval_log, write_eval_log
 
-from farejudge.comparison import html, markdown
-from farejudge.comparison.analysis import build_report, per_case
+from farejudge.comparison.figures import build_report, per_case
 from farejudge.comparison.gate import evaluate
-from farejudge.comparison.graded import graded_results
-from farejudge.comparison.graded_plots import graded as graded_plot
-from farejudge.comparison.load import load_runs
-from farejudge.comparison.report import sections
+from farejudge.comparison.logs.frame import load_runs
+from farejudge.comparison.report import html, markdown
+from farejudge.comparison.report.graded_plots import graded as graded_plot
+from farejudge.comparison.report.sections import sections
+from farejudge.comparison.stats.graded_runs import graded_results
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import version_names
-from farejudge.simulate.judge_runs import run_version
+from farejudge.testing.scripted_runs import run_version
 
 MODELS = ["mockllm/judge-a", "mockllm/judge-b", "mockllm/judge-c"]
 EPOCHS = 3

@@ -12,7 +12,7 @@ import argparse
 import time
 
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
-from farejudge.evals.metamorphic import derive_suite
+from farejudge.evals.metamorphic.derive import derive_suite
 
 TARGET_SECONDS = 2.0
 

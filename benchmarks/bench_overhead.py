@@ -46,8 +46,8 @@ from farejudge.evals.dataset import load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import SUITES, suite_samples
-from farejudge.simulate.scripted_judge import mock_output
-from farejudge.simulate.synthetic_cases import (
+from farejudge.testing.scripted_judge import mock_output
+from farejudge.testing.synthetic_cases import (
     case_id_shown,
     gold_reply,
     synthetic_judge,

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from farejudge.simulate.load_run import run_load
+from farejudge.testing.concurrency_run import run_load
 
 
 def main() -> int:

@@ -12,12 +12,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from farejudge.comparison import html, markdown
-from farejudge.comparison.analysis import build_report
+from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import GateResult, evaluate
-from farejudge.comparison.listings import MARKDOWN_ROWS, shown, write_listing
-from farejudge.comparison.load import LogsError, load_runs
-from farejudge.comparison.report import sections
+from farejudge.comparison.logs.frame import LogsError, load_runs
+from farejudge.comparison.report import html, markdown
+from farejudge.comparison.report.long_lists import MARKDOWN_ROWS, shown, write_listing
+from farejudge.comparison.report.sections import sections
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -140,7 +140,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.suspects_out:
             # Only here: the export reads cases through the labelling tools, whose imports
             # (Hugging Face datasets) would add a second to every judge-compare.
-            from farejudge.comparison.suspects_export import export_lines, export_suspects
+            from farejudge.comparison.panel.suspects_export import export_lines, export_suspects
 
             try:
                 export = export_suspects(report.panel.suspects, report.runs, args.suspects_out)

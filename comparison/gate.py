@@ -21,9 +21,9 @@ an unsharded log beside shard logs of the same run).
 
 from dataclasses import dataclass
 
-from farejudge.comparison.analysis import Report, RunSummary, held_cases
-from farejudge.comparison.load import Coverage
-from farejudge.evals.shard_spec import Shard
+from farejudge.comparison.figures import Report, RunSummary, held_cases
+from farejudge.comparison.logs.frame import Coverage
+from farejudge.core.shards import Shard
 
 
 @dataclass(frozen=True)
@@ -119,8 +119,7 @@ def _shard_problems(coverage: Coverage, log_dir: str) -> list[str]:
         )
     if not whole:
         problems += [
-            f"shard {index}/{kept} missing: run {_shard_command(Shard(index, kept), log_dir)} "
-            "again"
+            f"shard {index}/{kept} missing: run {_shard_command(Shard(index, kept), log_dir)} again"
             for index in range(kept)
             if index not in splits[kept]
         ]

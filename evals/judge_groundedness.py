@@ -10,6 +10,7 @@ from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from farejudge.core.errors import InputError
+from farejudge.core.shards import check_shard, shard_samples
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.graded_request import check_graded, graded_generate
@@ -17,11 +18,10 @@ from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
-from farejudge.evals.shard import check_shard, shard_samples
 from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
-from farejudge.scorers.review import METAMORPHIC_VIEWER, REVIEW_VIEWER
 from farejudge.scorers.verdict_scorer import verdict_agreement
+from farejudge.scorers.viewer_columns import METAMORPHIC_VIEWER, REVIEW_VIEWER
 
 # Bump when the scoring or the case schema changes: logs of different task versions do not
 # measure the same thing.

@@ -27,7 +27,7 @@ from inspect_ai.log import EvalLog, EvalSpec, read_eval_log_async, write_eval_lo
 from inspect_ai.model import Model, get_model, model_roles
 from pydantic import BaseModel
 
-from farejudge.evals.credentials import Redactor, is_secret_name, redactor, remember
+from farejudge.core.credentials import Redactor, is_secret_name, redactor, remember
 
 
 class _RedactRecords(logging.Filter):

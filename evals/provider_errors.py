@@ -7,8 +7,8 @@ whose message names the cause and quotes no credential.
 
 from tenacity import RetryError
 
+from farejudge.core.credentials import redact_secrets
 from farejudge.core.inspect_internals import ModelGenerateError
-from farejudge.evals.credentials import redact_secrets
 
 # redact_secrets with the rest: the schema check redacts its rejection line too.
 __all__ = [

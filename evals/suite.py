@@ -13,7 +13,7 @@ from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import case_to_sample
 from farejudge.evals.fingerprint import case_hash
-from farejudge.evals.metamorphic import derive_suite
+from farejudge.evals.metamorphic.derive import derive_suite
 from farejudge.evals.prompt_versions import PromptVersion
 
 SUITES = ("gold", "metamorphic")

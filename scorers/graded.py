@@ -209,9 +209,7 @@ class GradedScore:
     line: str
 
 
-def graded_score(
-    mode: GradedMode, grounded: bool | None, reading: Reading | None
-) -> GradedScore:
+def graded_score(mode: GradedMode, grounded: bool | None, reading: Reading | None) -> GradedScore:
     """The graded score of a verdict (None: a judge failure) under `mode`; `reading` is what the
     logprobs said, where they were asked for."""
     if grounded is None:

@@ -39,8 +39,8 @@ from farejudge.scorers.metrics import (
     span_recall,
     verdict_accuracy,
 )
-from farejudge.scorers.review import review_fields
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
+from farejudge.scorers.viewer_columns import review_fields
 
 
 class Graded(Protocol):

@@ -102,8 +102,10 @@ def render_stats(cases: list[Case]) -> str:
         claims = sum(len(c.label.unsupported_claims) for c in cs)
         pas = [len(c.passages) for c in cs]
         share = f"{g / len(cs):.0%}" if cs else "-"
-        return (f"| {name} | {len(cs)} | {g} | {len(cs) - g} | {share} | {mt} | {claims} "
-                f"| {statistics.mean(pas):.2f} | {min(pas)}-{max(pas)} |")
+        return (
+            f"| {name} | {len(cs)} | {g} | {len(cs) - g} | {share} | {mt} | {claims} "
+            f"| {statistics.mean(pas):.2f} | {min(pas)}-{max(pas)} |"
+        )
 
     lines = [
         "| category | cases | grounded | ungrounded | grounded share | multi-turn "
@@ -116,9 +118,7 @@ def render_stats(cases: list[Case]) -> str:
     agencies = Counter(p.agency for c in cases for p in c.passages)
     id_prefix = Counter(c.id.rsplit("-", 1)[0] for c in cases)
     rules = Counter(r for c in cases for r in c.rules)
-    injected = sum(
-        any(r.startswith("injection-") for r in c.rules) for c in cases
-    )
+    injected = sum(any(r.startswith("injection-") for r in c.rules) for c in cases)
     lines += [
         "",
         "| agency | passages citing it |",
@@ -202,8 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     new = updated_card(text, cases)
     if args.check:
         if new != text:
-            print(f"{CARD}: the generated parts are stale; run python scripts/dataset_card.py",
-                  file=sys.stderr)
+            print(
+                f"{CARD}: the generated parts are stale; run python scripts/dataset_card.py",
+                file=sys.stderr,
+            )
             return 1
         print("dataset card is current")
         return 0

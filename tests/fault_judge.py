@@ -22,8 +22,8 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from tenacity.wait import wait_base, wait_none
 
-from farejudge.simulate.scripted_judge import mock_output
-from farejudge.simulate.synthetic_cases import case_id_shown, gold_reply
+from farejudge.testing.scripted_judge import mock_output
+from farejudge.testing.synthetic_cases import case_id_shown, gold_reply
 
 try:
     import httpx2 as httpx

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from farejudge.evals.dataset import DEFAULT_CASES
-from farejudge.simulate.judge_runs import replies, run_version
+from farejudge.testing.scripted_runs import replies, run_version
 
 __all__ = ["PINNED", "replies", "run_version", "write_cases"]
 

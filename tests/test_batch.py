@@ -13,7 +13,7 @@ import pytest
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import BatchConfig, get_model
 
-from farejudge.evals.matrix import EXIT_INPUT, EXIT_OK, EXIT_RUNS_FAILED, run, run_matrix
+from farejudge.matrix.cli import EXIT_INPUT, EXIT_OK, EXIT_RUNS_FAILED, run, run_matrix
 from tests.cli import inspect_eval
 from tests.json_server import serving
 from tests.judge_runs import write_cases

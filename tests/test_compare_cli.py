@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
-from farejudge.comparison.analysis import build_report
 from farejudge.comparison.cli import EXIT_GATE, EXIT_INPUT, EXIT_OK, run
-from farejudge.comparison.intervals import mcnemar_exact
-from farejudge.comparison.load import SPAN_COUNTS, load_runs
+from farejudge.comparison.figures import build_report
+from farejudge.comparison.logs.frame import SPAN_COUNTS, load_runs
+from farejudge.comparison.stats.intervals import mcnemar_exact
 from tests.judge_runs import run_version, write_cases
 
 V1 = {"conv-004": "wrong", "fresh-001": "wrong", "t-conv": "wrong"}

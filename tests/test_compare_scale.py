@@ -12,20 +12,26 @@ import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 from scipy.stats import binom
 
-from farejudge.comparison import markdown
-from farejudge.comparison.analysis import build_report
+from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import evaluate
-from farejudge.comparison.intervals import (
+from farejudge.comparison.logs.frame import load_runs
+from farejudge.comparison.logs.json_stream import JsonStreamError, array_items, member_items
+from farejudge.comparison.report import markdown
+from farejudge.comparison.report.document import Section, Table
+from farejudge.comparison.report.long_lists import (
+    LISTING_FILE,
+    MARKDOWN_ROWS,
+    records,
+    write_listing,
+)
+from farejudge.comparison.report.sections import sections
+from farejudge.comparison.stats.intervals import (
     _critical,
     bootstrap,
     mcnemar_detectable_change,
     resampled_totals,
 )
-from farejudge.comparison.json_stream import JsonStreamError, array_items, member_items
-from farejudge.comparison.listings import LISTING_FILE, MARKDOWN_ROWS, records, write_listing
-from farejudge.comparison.load import load_runs
-from farejudge.comparison.report import Section, Table, sections
-from farejudge.simulate.synthetic_logs import write_log, write_runs
+from farejudge.testing.synthetic_logs import write_log, write_runs
 from tests.tidy import row, runs
 
 # --- the bootstrap ---------------------------------------------------------------------

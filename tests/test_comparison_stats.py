@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from farejudge.comparison.analysis import build_report
-from farejudge.comparison.intervals import (
+from farejudge.comparison.figures import build_report
+from farejudge.comparison.stats.intervals import (
     Interval,
     bootstrap,
     mcnemar_detectable_change,
@@ -174,7 +174,7 @@ def test_mcnemar_p_is_scipy_s_exact_binomial_test() -> None:
     # skip scipy.stats' import): a scipy that renamed or changed them must fail here.
     from scipy.stats import binomtest
 
-    from farejudge.comparison.intervals import mcnemar_exact
+    from farejudge.comparison.stats.intervals import mcnemar_exact
 
     splits = [(f, n - f) for n in range(0, 61) for f in range(n + 1)]
     splits += [(10, 300), (4_990, 5_010), (1, 20_000)]

@@ -11,8 +11,8 @@ from inspect_ai.model import ModelCost, get_model_info, set_model_info
 
 from farejudge.comparison.cli import EXIT_INPUT as COMPARE_REFUSED
 from farejudge.comparison.cli import run as compare
-from farejudge.evals.dry_run import CHARS_PER_TOKEN, NO_PRICE, estimate
-from farejudge.evals.matrix import EXIT_INPUT, EXIT_OK, matrix_tasks, run
+from farejudge.matrix.cli import EXIT_INPUT, EXIT_OK, matrix_tasks, run
+from farejudge.matrix.dry_run import CHARS_PER_TOKEN, NO_PRICE, estimate
 from tests.json_server import serving
 from tests.judge_runs import write_cases
 from tests.offline import OFFLINE_OPENAI

@@ -11,7 +11,7 @@ from inspect_ai.log import EvalLog
 from farejudge.core.case_schema import Case
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
-from farejudge.simulate.scripted_judge import echo_gold, invert_gold, scripted_judge
+from farejudge.testing.scripted_judge import echo_gold, invert_gold, scripted_judge
 from tests.cli import task_file
 
 CASES = load_cases(DEFAULT_CASES)

@@ -1,6 +1,6 @@
 """The gate on hand-made runs: what fails it, and what an allow-list lets through."""
 
-from farejudge.comparison.analysis import build_report
+from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import GateResult, evaluate
 from tests.tidy import row, runs
 

@@ -14,8 +14,8 @@ from inspect_ai.model import GenerateConfig, ModelOutput, get_model
 from farejudge.comparison.cli import EXIT_GATE, EXIT_OK, run
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
-from farejudge.simulate.scripted_judge import echo_gold, invert_gold, mock_output
-from farejudge.simulate.synthetic_cases import synthetic_judge, write_cases
+from farejudge.testing.scripted_judge import echo_gold, invert_gold, mock_output
+from farejudge.testing.synthetic_cases import synthetic_judge, write_cases
 from tests.cli import task_file
 from tests.fault_judge import Fault
 

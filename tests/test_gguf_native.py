@@ -24,14 +24,14 @@ import pytest
 from inspect_ai.model import get_model
 
 from farejudge.core.inspect_internals import PrerequisiteError
-from farejudge.providers.gguf import GGUFModelAPI, native_check, server
-from farejudge.providers.gguf.native import extra_buffer_types
-from farejudge.providers.gguf.native_check import (
+from farejudge.providers.gguf import GGUFModelAPI, cpu_check, server
+from farejudge.providers.gguf.cpu_check import (
     cache_folder,
     check_key,
     crash_message,
     ensure_llama_runs,
 )
+from farejudge.providers.gguf.llama_loader import extra_buffer_types
 from tests.cli import INSPECT
 
 LLAMA_CPP_MISSING = importlib.util.find_spec("llama_cpp") is None
@@ -240,7 +240,7 @@ def test_the_key_is_the_model_build_cpu_and_setting(
     assert check_key(request(model_file, True, n_ctx=4096, n_batch=512)) != key
     os.utime(model_file, ns=(0, 0))
     assert check_key(request(model_file, n_ctx=4096, n_batch=512)) != key
-    monkeypatch.setattr(native_check, "cpu_flags_digest", lambda: "another-cpu")
+    monkeypatch.setattr(cpu_check, "cpu_flags_digest", lambda: "another-cpu")
     assert check_key(request(model_file, n_ctx=4096, n_batch=512))["cpu"] == "another-cpu"
 
 
@@ -278,7 +278,7 @@ def test_a_pass_is_remembered_and_a_changed_key_checks_again(
     assert check(extra_bufts=True) == 2
     os.utime(model_file, ns=(0, 0))
     assert check() == 3
-    monkeypatch.setattr(native_check, "cpu_flags_digest", lambda: "another-cpu")
+    monkeypatch.setattr(cpu_check, "cpu_flags_digest", lambda: "another-cpu")
     assert check() == 4
     assert check() == 4
 
@@ -391,10 +391,10 @@ def _child_survives(model_path: Path, *, extra_bufts: bool) -> bool:
     """Whether the check's child, run here by hand, gets through its prompt on this CPU."""
     request = {"model_path": str(model_path), "extra_bufts": extra_bufts, "llama": {"n_ctx": 256}}
     done = subprocess.run(
-        [*native_check.child_command(), json.dumps(request)],
+        [*cpu_check.child_command(), json.dumps(request)],
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        timeout=native_check.CHECK_SECONDS,
+        timeout=cpu_check.CHECK_SECONDS,
     )
     # Anything but a clean exit or a signal is a broken test set-up, not a CPU's answer.
     assert done.returncode <= 0, done.stderr
@@ -418,7 +418,7 @@ def test_the_packaged_model_passes_once_and_loads_with_the_setting(
         # The pass is remembered: a second model with only another context size runs no check.
         checks: list[object] = []
         with monkeypatch.context() as patched:
-            patched.setattr(native_check.subprocess, "run", lambda *a, **k: checks.append(a))
+            patched.setattr(subprocess, "run", lambda *a, **k: checks.append(a))
             GGUFModelAPI("smollm2-135m", n_ctx=1024).close()
         assert checks == [], "the pass is remembered"
     finally:
@@ -427,8 +427,8 @@ def test_the_packaged_model_passes_once_and_loads_with_the_setting(
         # Both outcomes below on any machine: the check's child (and only it) gets the
         # stand-in llama_cpp, which dies by SIGILL on a long prompt as the AMX kernel does.
         fake = fake_llama_cpp(tmp_path / "fake", DIES_BY_SIGILL)
-        child = ["env", f"PYTHONPATH={fake}", *native_check.child_command()]
-        monkeypatch.setattr(native_check, "child_command", lambda: child)
+        child = ["env", f"PYTHONPATH={fake}", *cpu_check.child_command()]
+        monkeypatch.setattr(cpu_check, "child_command", lambda: child)
     # With the extra buffer types on, what holds depends on the CPU: where llama.cpp's AMX
     # kernel dies (CPUs reporting AMX and AVX-512), the run stops with the check's one line;
     # elsewhere the model loads with the setting on. The child run by hand says which.

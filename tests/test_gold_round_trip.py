@@ -12,7 +12,7 @@ from farejudge.evals.dataset import load_cases
 from farejudge.labelling import agreement_report, intake, promote
 from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_file import read_labels
-from farejudge.simulate.scripted_judge import echo_gold, scripted_judge
+from farejudge.testing.scripted_judge import echo_gold, scripted_judge
 from tests.browser import browser_page, running, select_range
 from tests.cli import task_file
 from tests.labels import FIXTURES

@@ -135,9 +135,7 @@ def test_a_judge_failure_has_no_graded_score_even_with_logprobs(tmp_path: Path) 
 def test_an_unknown_mode_is_one_line_naming_the_accepted_ones(value: object) -> None:
     with pytest.raises(InputError) as err:
         judge_groundedness(dataset=CASES, graded=value)  # type: ignore[arg-type]
-    assert err.value.problems == [
-        f"-T graded={value!r}: give auto, logprobs, epochs or off"
-    ]
+    assert err.value.problems == [f"-T graded={value!r}: give auto, logprobs, epochs or off"]
 
 
 @pytest.mark.model

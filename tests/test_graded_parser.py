@@ -103,9 +103,7 @@ def split(text: str, *cuts: str) -> list[Tok]:
 def with_top(tokens: list[Tok], at: str, logprob: float, top: Alternatives) -> list[Tok]:
     """The tokens with the one whose text is `at` given its logprob and alternatives."""
     (index,) = [i for i, t in enumerate(tokens) if t.text == at]
-    return [
-        Tok(t.text, logprob, top, t.raw) if i == index else t for i, t in enumerate(tokens)
-    ]
+    return [Tok(t.text, logprob, top, t.raw) if i == index else t for i, t in enumerate(tokens)]
 
 
 def share(false: list[float], true: list[float]) -> float:
@@ -151,12 +149,25 @@ LLAMA_TOKENS = with_top(
 # A reasoning model's tokens hold its reasoning; Inspect moved the reasoning into a part of its
 # own (a well-formed <think> block), so the reply's text is the final answer alone. The draft
 # verdict in the reasoning has alternatives of its own: they are not the verdict's.
-THINK = "<think>\nP1 gives $1.25, not $2. Draft: {\"grounded\": true}\n</think>\n\n"
+THINK = '<think>\nP1 gives $1.25, not $2. Draft: {"grounded": true}\n</think>\n\n'
 FINAL = '{"grounded": false, "unsupported_claims": ["$2 fare"], "reasoning": "P1: $1.25"}'
 THINK_TOKENS = with_top(
     with_top(
-        split(THINK + FINAL, "P1", "Draft", '{"', "ground", 'ed":', " true", "}", "\n</think>",
-              '{"grounded', '":', " false", ","),
+        split(
+            THINK + FINAL,
+            "P1",
+            "Draft",
+            '{"',
+            "ground",
+            'ed":',
+            " true",
+            "}",
+            "\n</think>",
+            '{"grounded',
+            '":',
+            " false",
+            ",",
+        ),
         " true",
         -0.01,
         [(" true", -0.01), (" false", -4.6)],
@@ -170,8 +181,20 @@ THINK_TOKENS = with_top(
 # begins inside the reasoning and only its `</think>` arrives; the reply is the whole text.
 LONE = 'The fare is in P1 {"grounded": false}\n</think>\n\n{"grounded": true, "reasoning": "ok"}'
 LONE_TOKENS = with_top(
-    split(LONE, "fare", '{"', "ground", 'ed":', " false", "}\n", "</think>", "\n\n",
-          '{"grounded":', " true", ","),
+    split(
+        LONE,
+        "fare",
+        '{"',
+        "ground",
+        'ed":',
+        " false",
+        "}\n",
+        "</think>",
+        "\n\n",
+        '{"grounded":',
+        " true",
+        ",",
+    ),
     " true",
     -0.6,
     [(" true", -0.6), (" false", -0.8)],
@@ -224,7 +247,7 @@ DASH_TOKENS = with_top(
         Tok("Checked P1 "),
         Tok("bytes:\\xe2\\x80", raw=b"\xe2\x80"),
         Tok("bytes:\\x94", raw=b"\x94"),
-        *split(" it matches. {\"grounded\": true}", ' {"', "grounded", '":', " true", "}"),
+        *split(' it matches. {"grounded": true}', ' {"', "grounded", '":', " true", "}"),
     ],
     " true",
     -0.9,
@@ -365,9 +388,7 @@ def test_the_graded_score_says_where_it_came_from() -> None:
         assert math.isnan(failure.p_ungrounded) and failure.source == "none"
 
 
-@given(
-    reading=st.floats(min_value=0.0, max_value=1.0) | st.builds(NoGrade, st.text(max_size=40))
-)
+@given(reading=st.floats(min_value=0.0, max_value=1.0) | st.builds(NoGrade, st.text(max_size=40)))
 def test_a_reading_survives_the_metadata_it_is_kept_in(reading: Reading) -> None:
     # The record is what the log holds: JSON, read back as the same reading.
     record = json.loads(json.dumps(reading_record(reading)))

@@ -10,14 +10,14 @@ import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 from sklearn.metrics import roc_auc_score
 
-from farejudge.comparison import html, markdown
-from farejudge.comparison.analysis import build_report
 from farejudge.comparison.cli import EXIT_INPUT, EXIT_OK, run
+from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import evaluate
-from farejudge.comparison.graded import ALL_FAILED, NO_SCORE
-from farejudge.comparison.graded_report import graded_sections
-from farejudge.comparison.load import load_runs
-from farejudge.comparison.report import sections
+from farejudge.comparison.logs.frame import load_runs
+from farejudge.comparison.report import html, markdown
+from farejudge.comparison.report.graded_sections import graded_sections
+from farejudge.comparison.report.sections import sections
+from farejudge.comparison.stats.graded_runs import ALL_FAILED, NO_SCORE
 from tests.judge_runs import run_version, write_cases
 from tests.tidy import row, runs
 

@@ -8,8 +8,8 @@ import pytest
 from scipy.stats import norm
 from sklearn.metrics import average_precision_score, brier_score_loss, roc_auc_score
 
-from farejudge.comparison import graded_stats
-from farejudge.comparison.graded_stats import (
+from farejudge.comparison.stats import graded_stats
+from farejudge.comparison.stats.graded_stats import (
     auc_detectable_change,
     delong_components,
     delong_test,

@@ -8,7 +8,7 @@ from inspect_ai.event import ModelEvent
 
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.verdict_schema import VERDICT_SCHEMA, schema_mode
-from farejudge.simulate.scripted_judge import echo_gold, scripted_judge
+from farejudge.testing.scripted_judge import echo_gold, scripted_judge
 from tests.cli import task_file
 
 # A str: it is also a task argument, which Inspect records in the log.

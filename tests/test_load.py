@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from farejudge.simulate.load_run import run_load
+from farejudge.testing.concurrency_run import run_load
 
 
 @pytest.mark.slow

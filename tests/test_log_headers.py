@@ -13,8 +13,8 @@ import pytest
 import zstandard
 from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 
-from farejudge.comparison.log_headers import header_of, list_logs, read_header
-from farejudge.simulate.synthetic_logs import write_runs
+from farejudge.comparison.logs.headers import header_of, list_logs, read_header
+from farejudge.testing.synthetic_logs import write_runs
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +139,7 @@ def test_a_member_of_many_zstd_frames_reads_whole_without_inspect(
         for start in range(0, len(data), 1000):
             f.write(data[start : start + 1000])
     code = (
-        "import sys, zipfile, farejudge.comparison.log_headers;"
+        "import sys, zipfile, farejudge.comparison.logs.headers;"
         f"print(zipfile.ZipFile({str(archive)!r}).read('member').hex());"
         "print([m for m in sys.modules if m.startswith('inspect_ai')])"
     )

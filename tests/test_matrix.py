@@ -13,9 +13,9 @@ from farejudge.comparison.cli import EXIT_OK
 from farejudge.comparison.cli import run as compare
 from farejudge.core.case_schema import Case
 from farejudge.evals.dataset import load_cases
-from farejudge.evals.matrix import EXIT_INPUT, run, run_matrix
-from farejudge.simulate.scripted_judge import scripted_judge
-from farejudge.simulate.synthetic_cases import write_cases as write_synthetic
+from farejudge.matrix.cli import EXIT_INPUT, run, run_matrix
+from farejudge.testing.scripted_judge import scripted_judge
+from farejudge.testing.synthetic_cases import write_cases as write_synthetic
 from tests.fault_judge import CALLS, OUTAGE_OVER, Fault
 from tests.judge_runs import replies, write_cases
 

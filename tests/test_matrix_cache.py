@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from farejudge.evals.matrix import EXIT_INPUT, EXIT_OK, run
+from farejudge.matrix.cli import EXIT_INPUT, EXIT_OK, run
 from tests.cli import inspect_eval
 from tests.json_server import serving
 from tests.judge_runs import write_cases
@@ -124,9 +124,7 @@ def test_a_cache_policy_file_is_read(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 @pytest.mark.subprocess
 @pytest.mark.parametrize("constrained", ["false", "true"])
-def test_inspect_eval_cache_sends_nothing_the_second_time(
-    tmp_path: Path, constrained: str
-) -> None:
+def test_inspect_eval_cache_sends_nothing_the_second_time(tmp_path: Path, constrained: str) -> None:
     handler = platform()
     with serving(handler) as url:
         args = [

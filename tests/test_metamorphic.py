@@ -12,7 +12,7 @@ import pytest
 
 from farejudge.core.case_schema import Case, case_problems
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
-from farejudge.evals.metamorphic import (
+from farejudge.evals.metamorphic.derive import (
     DIRECTIONAL,
     INVARIANCE,
     MIN_PER_RELATION,
@@ -25,9 +25,9 @@ from farejudge.evals.metamorphic import (
     derive_suite,
     main,
 )
-from farejudge.evals.metamorphic_corpus import DEFAULT_CORPUS, load_corpus
-from farejudge.evals.metamorphic_relations import MOVED_ACK, SHIFTS, SMALL_TALK
-from farejudge.evals.metamorphic_text import (
+from farejudge.evals.metamorphic.policy_corpus import DEFAULT_CORPUS, load_corpus
+from farejudge.evals.metamorphic.relations import MOVED_ACK, SHIFTS, SMALL_TALK
+from farejudge.evals.metamorphic.text_edits import (
     atoms,
     claim_text,
     policy_values,

@@ -15,7 +15,7 @@ from farejudge.core.case_schema import Verdict
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import suite_samples
-from farejudge.simulate.scripted_judge import mock_output
+from farejudge.testing.scripted_judge import mock_output
 from tests.cli import task_file
 
 # Multi-turn and provenance cases: every relation applies to some of them.

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from farejudge.comparison import markdown
-from farejudge.comparison.analysis import build_report
 from farejudge.comparison.cli import EXIT_INPUT, EXIT_OK, run
+from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import evaluate
-from farejudge.comparison.intervals import mcnemar_exact, wilson
-from farejudge.comparison.load import load_runs
-from farejudge.comparison.panel import FAILURE, PanelError, majority, vote
-from farejudge.comparison.report import sections
-from farejudge.evals import matrix
-from farejudge.simulate.synthetic_cases import write_cases
+from farejudge.comparison.logs.frame import load_runs
+from farejudge.comparison.panel.majority import FAILURE, PanelError, majority, vote
+from farejudge.comparison.report import markdown
+from farejudge.comparison.report.sections import sections
+from farejudge.comparison.stats.intervals import mcnemar_exact, wilson
+from farejudge.matrix import cli as matrix
+from farejudge.testing.synthetic_cases import write_cases
 from tests.judge_runs import run_version
 from tests.tidy import row, runs
 

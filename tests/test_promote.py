@@ -13,7 +13,7 @@ from farejudge.labelling.agreement_report import render_json
 from farejudge.labelling.draft_file import write_drafts
 from farejudge.labelling.label_file import append_label
 from farejudge.labelling.promote import AgreementRecord, decide, main
-from farejudge.simulate.scripted_judge import echo_gold, scripted_judge
+from farejudge.testing.scripted_judge import echo_gold, scripted_judge
 from tests.cli import task_file
 from tests.labels import label, sample_drafts
 from tests.test_agreement import KEY, alice, bob

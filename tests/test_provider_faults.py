@@ -12,8 +12,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from farejudge.comparison.cli import run as compare
-from farejudge.simulate.scripted_judge import mock_output
-from farejudge.simulate.synthetic_cases import case_id_shown, gold_reply, write_cases
+from farejudge.testing.scripted_judge import mock_output
+from farejudge.testing.synthetic_cases import case_id_shown, gold_reply, write_cases
 from tests.cli import task_file
 from tests.fault_judge import CALLS, OUTAGE_OVER, Fault, provider_exception
 

@@ -21,7 +21,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from farejudge.simulate.synthetic_cases import (
+from farejudge.testing.synthetic_cases import (
     case_id_shown,
     gold_reply,
     synthetic_case,

@@ -22,7 +22,7 @@ from farejudge.core.escaping import escape
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version, version_names
 from farejudge.evals.render import judge_messages
-from farejudge.simulate.scripted_judge import echo_gold, scripted_judge
+from farejudge.testing.scripted_judge import echo_gold, scripted_judge
 from tests.cli import task_file
 
 VERSIONS = version_names()

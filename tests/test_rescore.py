@@ -12,7 +12,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 
 from farejudge.scorers.verdict_scorer import verdict_agreement
-from farejudge.simulate.synthetic_cases import write_cases
+from farejudge.testing.synthetic_cases import write_cases
 from tests.cli import INSPECT, REPO_ROOT, task_file
 from tests.fault_judge import Fault
 

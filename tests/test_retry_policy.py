@@ -20,7 +20,7 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from farejudge.evals.retry_policy import DEFAULT_MAX_RETRIES
-from farejudge.simulate.synthetic_cases import write_cases
+from farejudge.testing.synthetic_cases import write_cases
 from tests.cli import REPO_ROOT, inspect_eval
 from tests.json_server import serving
 from tests.standins.outages import Overloaded, RateLimited, Refusing, SampleKey, Unavailable

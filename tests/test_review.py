@@ -6,7 +6,7 @@ from pathlib import Path
 from inspect_ai.viewer import TaskSamplesView
 
 from farejudge.evals.dataset import load_cases
-from farejudge.scorers.review import OUTCOME_ROLES, VERDICT_SCORER
+from farejudge.scorers.viewer_columns import OUTCOME_ROLES, VERDICT_SCORER
 from tests.judge_runs import FIXTURE_CASES, run_version
 
 

@@ -26,7 +26,7 @@ from farejudge.scorers.metrics import (
     verdict_accuracy,
 )
 from farejudge.scorers.verdict_scorer import score_reply, verdict_agreement
-from farejudge.simulate.scripted_judge import mock_output
+from farejudge.testing.scripted_judge import mock_output
 from tests.test_graded_parser import LLAMA, LLAMA_TOKENS, output_of, share
 
 CASES = {c.id: c for c in load_cases(Path(__file__).parent / "fixtures" / "cases.jsonl")}

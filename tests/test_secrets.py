@@ -27,9 +27,9 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 
 from farejudge.comparison.cli import run as judge_compare
-from farejudge.evals.credentials import Redactor, redactor
+from farejudge.core.credentials import Redactor, redactor
 from farejudge.evals.log_redaction import install_log_redaction
-from farejudge.simulate.synthetic_cases import CASE_ID, gold_reply, write_cases
+from farejudge.testing.synthetic_cases import CASE_ID, gold_reply, write_cases
 from tests.cli import inspect_eval
 from tests.json_server import JsonHandler, chat_completion, serving
 from tests.standins.openai_errors import EchoesKey

@@ -7,8 +7,8 @@ import pytest
 from inspect_ai.dataset import Sample
 
 from farejudge.core.errors import InputError
+from farejudge.core.shards import Shard, check_shard, shard_samples
 from farejudge.evals.judge_groundedness import judge_groundedness
-from farejudge.evals.shard import Shard, check_shard, shard_samples
 
 
 def _ids(task_shard: str | None, suite: str = "gold") -> list[str]:
@@ -42,7 +42,7 @@ def test_a_shard_records_the_whole_case_set_and_which_shard_it_is() -> None:
 def test_the_split_does_not_depend_on_the_process() -> None:
     # Python's own str hash is salted per process: the split must not use it.
     code = (
-        "from farejudge.evals.shard import Shard;from inspect_ai.dataset import Sample;"
+        "from farejudge.core.shards import Shard;from inspect_ai.dataset import Sample;"
         "print([Shard(0, 3).holds(Sample(id=f'c{i}', input='x')) for i in range(40)])"
     )
     runs = {

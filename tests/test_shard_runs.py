@@ -18,11 +18,11 @@ import pytest
 from inspect_ai.log import read_eval_log
 from moto.server import ThreadedMotoServer
 
-from farejudge.comparison.analysis import build_report
+from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import evaluate
-from farejudge.comparison.load import given_log_dir
-from farejudge.evals.shard import Shard
-from farejudge.simulate.synthetic_cases import write_cases
+from farejudge.comparison.logs.frame import given_log_dir
+from farejudge.core.shards import Shard
+from farejudge.testing.synthetic_cases import write_cases
 from tests import tidy
 from tests.json_server import serving
 from tests.standins.synthetic_judge import SyntheticJudge, synthetic_judge_server
@@ -110,8 +110,7 @@ def _gate_of(shards: list[str | None], unfinished: list[str], status: str) -> li
             "error",
             [
                 "the run did not finish (log status 'error')",
-                "complete it by running `judge-matrix --shard 1/2 --log-dir s3://b/run ...` "
-                "again",
+                "complete it by running `judge-matrix --shard 1/2 --log-dir s3://b/run ...` again",
             ],
         ),
     ],
@@ -250,12 +249,8 @@ def runs(judge: Judge, tmp_path_factory: pytest.TempPathFactory) -> Runs:
 
 
 @pytest.mark.subprocess
-def test_four_shard_processes_give_the_report_one_process_gives(
-    runs: Runs, tmp_path: Path
-) -> None:
-    assert sorted(p.name for p in runs.sharded.iterdir()) == [
-        f"shard-{i}-of-4" for i in range(4)
-    ]
+def test_four_shard_processes_give_the_report_one_process_gives(runs: Runs, tmp_path: Path) -> None:
+    assert sorted(p.name for p in runs.sharded.iterdir()) == [f"shard-{i}-of-4" for i in range(4)]
     # Each case judged once per version, whether by one process or by four.
     assert runs.one_requests == runs.sharded_requests == CASES * len(VERSIONS)
     one = _compare(str(runs.one), tmp_path / "one")

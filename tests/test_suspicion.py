@@ -12,22 +12,22 @@ from pathlib import Path
 
 import pytest
 
-from farejudge.comparison import markdown
-from farejudge.comparison.analysis import build_report, per_case
 from farejudge.comparison.cli import EXIT_OK, run
+from farejudge.comparison.figures import build_report, per_case
 from farejudge.comparison.gate import evaluate
-from farejudge.comparison.load import load_runs
-from farejudge.comparison.panel import build_panels
-from farejudge.comparison.report import sections
-from farejudge.comparison.suspects_export import KEY, OTHER_GOLD
-from farejudge.comparison.suspicion import MARGIN, find_suspects, wrong_side
+from farejudge.comparison.logs.frame import load_runs
+from farejudge.comparison.panel.majority import build_panels
+from farejudge.comparison.panel.suspects_export import KEY, OTHER_GOLD
+from farejudge.comparison.panel.suspicion import MARGIN, find_suspects, wrong_side
+from farejudge.comparison.report import markdown
+from farejudge.comparison.report.sections import sections
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.fingerprint import case_hash
 from farejudge.labelling import agreement_report, intake, promote
 from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_server import SHOWN_FIELDS, open_session
 from farejudge.labelling.records import content_hash
-from farejudge.simulate.synthetic_cases import write_cases
+from farejudge.testing.synthetic_cases import write_cases
 from tests.browser import GUIDE
 from tests.judge_runs import run_version
 from tests.tidy import row, runs

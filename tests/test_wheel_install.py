@@ -21,7 +21,7 @@ import pytest
 
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_hash, case_set_hash
-from farejudge.evals.metamorphic import derive_suite
+from farejudge.evals.metamorphic.derive import derive_suite
 from tests.cli import REPO_ROOT, Run
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]

@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 
-from farejudge.comparison.load import Coverage, Runs
+from farejudge.comparison.logs.frame import Coverage, Runs
 
 
 def row(

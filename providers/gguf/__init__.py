@@ -8,11 +8,11 @@ Usage::
 Model args (-M): model_path, n_ctx (default 4096), n_threads (decode threads, default
 half the CPUs), n_threads_batch (prompt-processing threads, default all CPUs), max_items
 (cap on every array of a response schema), extra_bufts (llama.cpp's extra buffer types,
-default false: their AMX kernel dies with SIGILL on some CPUs; see `native.py`), verbose;
+default false: their AMX kernel dies with SIGILL on some CPUs; see `llama_loader.py`), verbose;
 any other -M key is passed to `llama_cpp.Llama` unchanged (n_batch, chat_format, ...).
 
 Creating the provider checks, once per model file, llama.cpp build and machine, that
-llama.cpp runs the model on this CPU (`native_check.py`); a build that cannot stops the
+llama.cpp runs the model on this CPU (`cpu_check.py`); a build that cannot stops the
 run with one line. `python -m farejudge.providers.gguf.server` is llama-cpp-python's
 server with the same settings and check.
 

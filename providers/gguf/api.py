@@ -4,7 +4,7 @@
 and runs every call on it one at a time in a worker thread, so the event loop stays free
 and consecutive prompts reuse llama.cpp's KV cache for the prefix they share. Before
 that, when it is created, it makes sure llama.cpp runs the model on this CPU (once per
-model file, build and machine; see `native_check.py`). The request and response mapping,
+model file, build and machine; see `cpu_check.py`). The request and response mapping,
 grammar, native settings, performance counters and exit clean-up it uses live in the
 sibling modules.
 """
@@ -32,7 +32,9 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.providers.gguf.cleanup import close_at_exit
+from farejudge.providers.gguf.cpu_check import LLAMA_CPP_MISSING, ensure_llama_runs
 from farejudge.providers.gguf.grammar import cap_response_format, llama_call_kwargs
+from farejudge.providers.gguf.llama_loader import load_llama
 from farejudge.providers.gguf.logprobs import TokenRecorder
 from farejudge.providers.gguf.mapping import (
     generate_kwargs,
@@ -41,8 +43,6 @@ from farejudge.providers.gguf.mapping import (
     overflow_output,
 )
 from farejudge.providers.gguf.models import KNOWN_MODELS, resolve_model_path
-from farejudge.providers.gguf.native import load_llama
-from farejudge.providers.gguf.native_check import LLAMA_CPP_MISSING, ensure_llama_runs
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class GGUFModelAPI(ModelAPI):
         )
         self.verbose = bool(verbose)
         # Off by default: on CPUs that report AMX, llama.cpp's AMX buffer type dies with
-        # SIGILL on the first prompt of a few hundred tokens (see native.py).
+        # SIGILL on the first prompt of a few hundred tokens (see llama_loader.py).
         self.extra_bufts = _flag("extra_bufts", extra_bufts)
         # Anything else given with -M (n_batch, chat_format, n_gpu_layers, ...) goes
         # straight to the Llama constructor.

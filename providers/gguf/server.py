@@ -4,7 +4,7 @@
 
 `python -m llama_cpp.server` loads its model with llama.cpp's extra buffer types on, and on
 CPUs that report AMX it dies with SIGILL on the first prompt of a few hundred tokens (see
-`native.py`). This runs the same server, with the same options, with them off;
+`llama_loader.py`). This runs the same server, with the same options, with them off;
 `--extra_bufts true` turns them back on. Before it starts, the `--model` file passes the
 provider's native check (with llama.cpp's defaults for the other settings), so a build this
 CPU cannot run stops it with one line instead of a crash at the first request.
@@ -18,9 +18,9 @@ import sys
 from collections.abc import Sequence
 
 from farejudge.core.inspect_internals import PrerequisiteError
+from farejudge.providers.gguf.cpu_check import ensure_llama_runs
+from farejudge.providers.gguf.llama_loader import extra_buffer_types
 from farejudge.providers.gguf.models import resolve_model_path
-from farejudge.providers.gguf.native import extra_buffer_types
-from farejudge.providers.gguf.native_check import ensure_llama_runs
 
 __all__ = ["main"]
 

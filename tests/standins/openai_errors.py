@@ -8,7 +8,7 @@ gold's verdict, so a run both fails and scores.
 
 from typing import Any, ClassVar
 
-from farejudge.simulate.synthetic_cases import CASE_ID, gold_reply
+from farejudge.testing.synthetic_cases import CASE_ID, gold_reply
 from tests.json_server import JsonHandler, chat_completion
 
 BEARER = "Bearer "

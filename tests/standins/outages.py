@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from typing import Any, ClassVar
 
-from farejudge.simulate.synthetic_cases import CASE_ID
+from farejudge.testing.synthetic_cases import CASE_ID
 from tests.json_server import JsonHandler
 
 SampleKey = tuple[str, str]

@@ -10,7 +10,7 @@ import threading
 import zlib
 from typing import Any, ClassVar
 
-from farejudge.simulate.synthetic_cases import CASE_ID, synthetic_case
+from farejudge.testing.synthetic_cases import CASE_ID, synthetic_case
 from tests.json_server import JsonHandler, chat_completion
 
 

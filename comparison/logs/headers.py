@@ -1,0 +1,187 @@
+"""Inspect logs listed and their headers read without importing Inspect, which takes seconds.
+
+Mirrors `inspect_ai.log.list_eval_logs` and `read_eval_log(header_only=True)` for what the
+comparison reads; a log this does not cover (a .json log, a .eval log with no header.json
+because its run is still going or was killed) is read by Inspect, imported only then.
+"""
+
+import json
+import re
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+# Teaches zipfile the zstd compression of .eval members.
+import zipfile_zstd
+import zstandard
+from fsspec.core import url_to_fs
+
+from farejudge.comparison.logs.json_stream import JsonStreamError
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
+
+_HEADER = "header.json"
+# Inspect's rule (its is_log_file): any .eval file, and a .json file only if
+# named like a log (a timestamp first), so eval-set.json and logs.json are not logs.
+_JSON_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
+
+
+def _read_across_frames(original: Any) -> Any:
+    # Inspect writes a member over 200 MiB as several zstd frames; zipfile_zstd's
+    # decompressor stops after the first, so read on across them as Inspect does.
+    def decompressor(compress_type: int) -> Any:
+        if compress_type == zipfile_zstd.ZIP_ZSTANDARD:
+            return zstandard.ZstdDecompressor().decompressobj(read_across_frames=True)
+        return original(compress_type)
+
+    return decompressor
+
+
+if not getattr(zipfile, "_inspect_ai_multiframe_installed", False):
+    zipfile._get_decompressor = _read_across_frames(zipfile._get_decompressor)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int
+    output_tokens: int
+    total_cost: float | None
+
+
+@dataclass(frozen=True)
+class Header:
+    """What the comparison reads of a log's header, as Inspect's EvalLog gives it."""
+
+    eval_id: str
+    task: str
+    metadata: dict[str, Any]
+    model: str
+    status: str
+    created: str
+    epochs: int | None
+    completed: int | None
+    finished: str
+    usage: dict[str, Usage]
+    error: str | None
+    selected: Sequence[str | int] | None
+    limit: int | tuple[int, int] | None
+    sample_id: str | int | Sequence[str | int] | None
+
+
+def list_logs(folder: str) -> list[str]:
+    """The logs under `folder`, recursively, newest first, as `list_eval_logs` lists them (a
+    local log by its path, not its file:// URL)."""
+    fs, bare = url_to_fs(folder, skip_instance_cache=False, use_listings_cache=False)
+    fs.invalidate_cache(bare)
+    files: list[tuple[float, str]] = []
+    for _, _, found in fs.walk(bare, detail=True, on_error="raise"):
+        for info in found.values():
+            name = str(info["name"]).replace("\\", "/").split("/")[-1]
+            if info["type"] == "file" and (name.endswith(".eval") or _JSON_LOG.match(name)):
+                files.append((_mtime(info), fs.unstrip_protocol(info["name"])))
+    # Stable, like Inspect's sort: logs of the same time keep the order they were walked in.
+    files.sort(key=lambda file: file[0], reverse=True)
+    return [name.removeprefix("file://") for _, name in files]
+
+
+def _mtime(info: dict[str, Any]) -> float:
+    for key in ("mtime", "LastModified"):
+        value = info.get(key)
+        if isinstance(value, datetime):
+            return value.timestamp()
+        if isinstance(value, int | float):
+            return float(value)
+    return 0.0
+
+
+def read_header(location: str) -> Header:
+    """The header of the log at `location`."""
+    if location.endswith(".eval"):
+        fs, path = url_to_fs(location)
+        with fs.open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
+            if _HEADER in archive.namelist():
+                data = _json(archive.read(_HEADER), location)
+                if data.get("eval", {}).get("eval_id"):
+                    return _header(data)
+    from inspect_ai.log import read_eval_log
+
+    return header_of(read_eval_log(location, header_only=True))
+
+
+def _json(data: bytes, location: str) -> dict[str, Any]:
+    try:
+        found = json.loads(data)
+    except ValueError as err:
+        raise JsonStreamError(f"{location}: {_HEADER}: {err}") from err
+    if not isinstance(found, dict):
+        raise JsonStreamError(f"{location}: {_HEADER} is not a JSON object")
+    return found
+
+
+def _utc(value: str) -> str:
+    """A time as Inspect's UtcDatetimeStr validates it: ISO 8601 in UTC."""
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    moment = datetime.fromisoformat(value)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC).isoformat()
+
+
+def _header(data: dict[str, Any]) -> Header:
+    spec = data["eval"]
+    config = spec.get("config") or {}
+    results = data.get("results")
+    stats = data.get("stats") or {}
+    error = data.get("error")
+    finished = stats.get("completed_at") or ""
+    limit = config.get("limit")
+    return Header(
+        eval_id=spec["eval_id"],
+        task=spec["task"],
+        metadata=spec.get("metadata") or {},
+        model=spec["model"],
+        status=data.get("status", "started"),
+        created=_utc(spec["created"]),
+        epochs=config.get("epochs"),
+        completed=results.get("completed_samples", 0) if results else None,
+        finished=_utc(finished) if finished else "",
+        usage={
+            model: Usage(
+                input_tokens=usage.get("input_tokens", 0),
+                output_tokens=usage.get("output_tokens", 0),
+                total_cost=usage.get("total_cost"),
+            )
+            for model, usage in (stats.get("model_usage") or {}).items()
+        },
+        error=error["message"] if error else None,
+        selected=(spec.get("dataset") or {}).get("sample_ids"),
+        # Inspect reads a `--limit 2,5` range as a tuple.
+        limit=tuple(limit) if isinstance(limit, list) else limit,
+        sample_id=config.get("sample_id"),
+    )
+
+
+def header_of(log: "EvalLog") -> Header:
+    """The header of a log Inspect read."""
+    spec, config = log.eval, log.eval.config
+    return Header(
+        eval_id=spec.eval_id,
+        task=spec.task,
+        metadata=spec.metadata or {},
+        model=spec.model,
+        status=log.status,
+        created=str(spec.created),
+        epochs=config.epochs,
+        completed=log.results.completed_samples if log.results else None,
+        finished=log.stats.completed_at,
+        usage={
+            model: Usage(u.input_tokens, u.output_tokens, u.total_cost)
+            for model, u in log.stats.model_usage.items()
+        },
+        error=log.error.message if log.error else None,
+        selected=spec.dataset.sample_ids,
+        limit=config.limit,
+        sample_id=config.sample_id,
+    )

@@ -1,0 +1,413 @@
+"""Figures of a graded score P(ungrounded) against gold, with bootstrap intervals over cases.
+
+"Positive" is gold ungrounded throughout. Every figure is computed by one code path from
+case weights: the estimate is the all-ones weighting, a bootstrap resample is the weighting
+that counts how often each case was drawn. Resamples go through in blocks, so memory stays
+at a block of weights whatever the number of resamples.
+
+Ties: ROC-AUC counts a tied positive-negative pair as one half (the Mann-Whitney statistic,
+which is also the trapezoid under the ROC curve); average precision takes one threshold per
+distinct score, as scikit-learn does. A review budget cuts through a group of tied scores at
+random: the reviewed counts are their expected value under that draw (the tied group's
+positives counted pro rata).
+"""
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import ndtr, ndtri, stdtr
+
+from farejudge.comparison.stats.intervals import (
+    CHUNK_DRAWS,
+    Z95,
+    Interval,
+    bootstrap,
+    one_chunk_weights,
+    percentile_interval,
+    resample_weights,
+    wilson,
+)
+
+Floats = NDArray[np.float64]
+
+BUDGETS = (0.1, 0.2, 0.3)
+"""Review budgets: shares of answers reviewed, highest P(ungrounded) first."""
+BINS = 10
+"""Equal-width bins of the calibration table."""
+
+
+@dataclass(frozen=True)
+class CalibrationBin:
+    low: float
+    high: float
+    count: int
+    mean_predicted: float
+    """NaN in an empty bin."""
+    observed: Interval
+    """Share of gold ungrounded cases in the bin (Wilson interval)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    share: float
+    """Share of answers reviewed."""
+    reviewed: int
+    """Answers reviewed: the share of the cases, rounded up."""
+    recall: Interval
+    """Share of the ungrounded answers that the review catches."""
+    precision: Interval
+    """Share of the reviewed answers that are ungrounded."""
+
+
+@dataclass(frozen=True)
+class TargetRecall:
+    target: float
+    threshold: float
+    """The highest P(ungrounded) cut-off whose flagged cases (P >= it, ties all flagged)
+    reach the target recall; NaN with no ungrounded case."""
+    review_share: Interval
+    """Share of all answers flagged at that cut-off (each resample at its own cut-off)."""
+
+
+@dataclass(frozen=True)
+class Curves:
+    """The ROC and precision-recall curves, one point per distinct score, highest first."""
+
+    false_positive_rate: list[float]
+    true_positive_rate: list[float]
+    recall: list[float]
+    precision: list[float]
+
+
+@dataclass(frozen=True)
+class GradedFigures:
+    cases: int
+    ungrounded: int
+    auc: Interval
+    average_precision: Interval
+    brier: Interval
+    ece: Interval
+    """Expected calibration error over the equal-width bins: sum of |predicted - observed|
+    weighted by the bin's share of cases."""
+    calibration: list[CalibrationBin]
+    budgets: list[Budget]
+    target_recall: TargetRecall
+    curves: Curves
+
+
+@dataclass(frozen=True)
+class DeLong:
+    """DeLong's test of two correlated ROC curves on the same cases (fast DeLong)."""
+
+    auc_before: float
+    auc_after: float
+    change: Interval
+    """AUC after minus before, with its normal 95 % interval from the DeLong variance."""
+    z: float
+    p_value: float
+    sd: float
+    """Standard deviation of the AUC difference."""
+
+
+@dataclass(frozen=True)
+class PairedBrier:
+    change: Interval
+    """Brier after minus before (negative is better), paired bootstrap interval over cases."""
+    p_value: float
+    """Paired t-test on the per-case squared errors."""
+
+
+class _Levels:
+    """The cases sorted by score, highest first, with the start of each group of tied scores."""
+
+    def __init__(self, gold: Floats, score: Floats) -> None:
+        self.order = np.argsort(-score, kind="stable")
+        ranked = score[self.order]
+        self.starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+        self.scores = ranked[self.starts]
+        self.gold = gold[self.order]
+
+
+def _per_level(weights: Floats, levels: _Levels) -> tuple[Floats, Floats]:
+    """Weight of positives and of all cases at each score level, per weighting (rows)."""
+    ranked = weights[:, levels.order]
+    positives = np.add.reduceat(ranked * levels.gold, levels.starts, axis=1)
+    return positives, np.add.reduceat(ranked, levels.starts, axis=1)
+
+
+def _reviewed(share: float, cases: int) -> int:
+    # The share of the cases rounded up; the slack keeps 0.1 * 30 at 3, not 4.
+    return math.ceil(share * cases - 1e-9)
+
+
+def _divide(num: Floats, den: Floats) -> Floats:
+    out = np.full(np.broadcast(num, den).shape, np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _ranking(
+    weights: Floats, levels: _Levels, budgets: Sequence[float], target: float
+) -> dict[str, Floats]:
+    pos, total = _per_level(weights, levels)
+    neg = total - pos
+    n_pos, n_neg, n = pos.sum(axis=1), neg.sum(axis=1), total.sum(axis=1)
+    cum_pos, cum_neg, cum_total = (np.cumsum(a, axis=1) for a in (pos, neg, total))
+    # A positive at a level outranks the negatives below it and ties with those at it.
+    above = (pos * (n_neg[:, None] - cum_neg + 0.5 * neg)).sum(axis=1)
+    figures = {
+        "auc": _divide(above, n_pos * n_neg),
+        "average_precision": _divide(
+            (pos * np.nan_to_num(_divide(cum_pos, cum_total))).sum(axis=1), n_pos
+        ),
+    }
+    rows = np.arange(len(weights))
+    for share in budgets:
+        k = _reviewed(share, len(levels.order))
+        # The level the cut falls in, and the part of it the review takes.
+        at = (cum_total < k).sum(axis=1)
+        before_total = np.where(at > 0, cum_total[rows, at - 1], 0.0)
+        before_pos = np.where(at > 0, cum_pos[rows, at - 1], 0.0)
+        caught = before_pos + pos[rows, at] * (k - before_total) / total[rows, at]
+        figures[f"recall@{share}"] = _divide(caught, n_pos)
+        figures[f"precision@{share}"] = caught / k
+    # Float sums of whole counts: a hair of slack so that reaching the target counts.
+    reached = cum_pos >= target * n_pos[:, None] - 1e-9
+    first = np.argmax(reached, axis=1)
+    figures["review_share"] = np.where(n_pos > 0, cum_total[rows, first] / n, np.nan)
+    figures["threshold_level"] = np.where(n_pos > 0, first, -1).astype(float)
+    return figures
+
+
+def _calibration(weights: Floats, gold: Floats, score: Floats) -> dict[str, Floats]:
+    bins = np.minimum((score * BINS).astype(int), BINS - 1)
+    onehot = np.zeros((len(score), BINS))
+    onehot[np.arange(len(score)), bins] = 1.0
+    predicted, observed = weights @ (onehot * score[:, None]), weights @ (onehot * gold[:, None])
+    n = weights.sum(axis=1)
+    return {
+        "brier": weights @ (score - gold) ** 2 / n,
+        # A bin's share of cases times |mean predicted - observed| is |sum - sum| / n.
+        "ece": np.abs(predicted - observed).sum(axis=1) / n,
+    }
+
+
+def _resampled(
+    figures: Callable[[Floats], dict[str, Floats]], n: int, resamples: int, seed: int
+) -> dict[str, Floats]:
+    block = max(1, CHUNK_DRAWS // max(n, 1))
+    if resamples <= block:
+        return figures(one_chunk_weights(n, resamples, seed))
+    rng = np.random.default_rng(seed)
+    parts: list[dict[str, Floats]] = []
+    for start in range(0, resamples, block):
+        parts.append(figures(resample_weights(n, min(block, resamples - start), rng)))
+    return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+
+def _check(gold: Floats, score: Floats) -> None:
+    if gold.shape != score.shape or gold.ndim != 1:
+        raise ValueError(f"gold {gold.shape} and scores {score.shape} must be one row per case")
+    if not np.isin(gold, (0.0, 1.0)).all():
+        raise ValueError("gold must be 0 (grounded) or 1 (ungrounded) for every case")
+    if not ((score >= 0) & (score <= 1)).all():
+        raise ValueError("every graded score must be a probability in [0, 1] (no NaN)")
+
+
+def _calibration_table(gold: Floats, score: Floats) -> list[CalibrationBin]:
+    bins = np.minimum((score * BINS).astype(int), BINS - 1)
+    table = []
+    for b in range(BINS):
+        inside = bins == b
+        count = int(inside.sum())
+        table.append(
+            CalibrationBin(
+                low=b / BINS,
+                high=(b + 1) / BINS,
+                count=count,
+                mean_predicted=float(score[inside].mean()) if count else math.nan,
+                observed=wilson(float(gold[inside].sum()), count),
+            )
+        )
+    return table
+
+
+def _curves(levels: _Levels) -> Curves:
+    pos, total = (a[0] for a in _per_level(np.ones((1, len(levels.order))), levels))
+    tp, flagged = np.cumsum(pos), np.cumsum(total)
+    fp = flagged - tp
+    n_pos, n_neg = tp[-1], fp[-1]
+    if n_pos == 0 or n_neg == 0:
+        # One class only: neither curve is defined.
+        return Curves([], [], [], [])
+    return Curves(
+        false_positive_rate=[0.0, *(fp / n_neg).tolist()],
+        true_positive_rate=[0.0, *(tp / n_pos).tolist()],
+        recall=(tp / n_pos).tolist(),
+        precision=(tp / flagged).tolist(),
+    )
+
+
+def graded_figures(
+    gold: Floats,
+    score: Floats,
+    resamples: int,
+    seed: int,
+    target_recall: float = 0.9,
+    budgets: Sequence[float] = BUDGETS,
+) -> GradedFigures:
+    """Every per-run figure of one graded score: one row per case, gold 1 for ungrounded."""
+    gold, score = np.asarray(gold, dtype=float), np.asarray(score, dtype=float)
+    _check(gold, score)
+    if len(gold) == 0:
+        raise ValueError("no case with a graded score: there is nothing to compute")
+    levels = _Levels(gold, score)
+
+    def figures(weights: Floats) -> dict[str, Floats]:
+        return {
+            **_ranking(weights, levels, budgets, target_recall),
+            **_calibration(weights, gold, score),
+        }
+
+    n = len(gold)
+    point = {key: float(v[0]) for key, v in figures(np.ones((1, n))).items()}
+    spread = _resampled(figures, n, resamples, seed)
+
+    def boot(key: str) -> Interval:
+        return percentile_interval(point[key], spread[key])
+
+    level = int(point["threshold_level"])
+    return GradedFigures(
+        cases=n,
+        ungrounded=int(gold.sum()),
+        auc=boot("auc"),
+        average_precision=boot("average_precision"),
+        brier=boot("brier"),
+        ece=boot("ece"),
+        calibration=_calibration_table(gold, score),
+        budgets=[
+            Budget(
+                share=share,
+                reviewed=_reviewed(share, n),
+                recall=boot(f"recall@{share}"),
+                precision=boot(f"precision@{share}"),
+            )
+            for share in budgets
+        ],
+        target_recall=TargetRecall(
+            target=target_recall,
+            threshold=float(levels.scores[level]) if level >= 0 else math.nan,
+            review_share=boot("review_share"),
+        ),
+        curves=_curves(levels),
+    )
+
+
+def _midranks(x: Floats) -> Floats:
+    """Ranks along the last axis from 1, a tied group each given its mean rank (as
+    scipy.stats.rankdata gives them, without importing scipy.stats)."""
+    order = np.argsort(x, axis=-1, kind="stable")
+    ranked = np.take_along_axis(x, order, axis=-1)
+    ranks = np.empty(x.shape)
+    for row, (values, sort) in enumerate(zip(ranked, order, strict=True)):
+        starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+        ends = np.r_[starts[1:], len(values)]
+        # A group from 0-based position s to e (exclusive) holds ranks s+1 .. e: mean (s+e+1)/2.
+        ranks[row, sort] = np.repeat((starts + ends + 1) / 2, ends - starts)
+    return ranks
+
+
+def _paired_t_p_value(after: Floats, before: Floats) -> float:
+    """Two-sided paired t-test p-value, computed as scipy.stats.ttest_rel computes it."""
+    gain = after - before
+    n = len(gain)
+    mean = np.mean(gain)
+    centred = gain - mean
+    variance = np.mean(centred * centred) * (n / (n - 1))
+    t = mean / np.sqrt(variance / n)
+    return float(2 * stdtr(n - 1, -np.abs(t)))
+
+
+def delong_components(gold: Floats, scores: Floats) -> tuple[Floats, Floats]:
+    """AUCs of k scores on the same cases (rows of `scores`) and their DeLong covariance.
+
+    Fast DeLong (Sun & Xu 2014, IEEE Signal Processing Letters 21(11)): midranks within the
+    positives, within the negatives and over all cases give every structural component in
+    O(k N log N), without the m x n comparison matrix.
+    """
+    positive = gold == 1
+    pos, neg = scores[:, positive], scores[:, ~positive]
+    m, n = pos.shape[1], neg.shape[1]
+    if m == 0 or n == 0:
+        k = len(scores)
+        return np.full(k, np.nan), np.full((k, k), np.nan)
+    ranked = _midranks(np.concatenate([pos, neg], axis=1))
+    v_pos = (ranked[:, :m] - _midranks(pos)) / n
+    v_neg = 1.0 - (ranked[:, m:] - _midranks(neg)) / m
+    aucs = v_pos.mean(axis=1)
+    # A class of one case has no spread to estimate: its term is undefined.
+    s_pos = np.cov(v_pos) if m > 1 else np.full((len(scores),) * 2, np.nan)
+    s_neg = np.cov(v_neg) if n > 1 else np.full((len(scores),) * 2, np.nan)
+    return aucs, np.atleast_2d(s_pos / m + s_neg / n)
+
+
+def delong_test(gold: Floats, before: Floats, after: Floats) -> DeLong:
+    """Two-sided DeLong test of AUC(after) - AUC(before) on the same cases."""
+    aucs, cov = delong_components(np.asarray(gold, float), np.vstack([before, after]))
+    change = float(aucs[1] - aucs[0])
+    variance = float(cov[0, 0] + cov[1, 1] - 2 * cov[0, 1])
+    sd = math.sqrt(max(variance, 0.0)) if not math.isnan(variance) else math.nan
+    if math.isnan(sd) or math.isnan(change):
+        undefined = Interval(change, math.nan, math.nan)
+        return DeLong(float(aucs[0]), float(aucs[1]), undefined, math.nan, math.nan, sd)
+    if sd == 0:
+        # Identical rankings of the two classes: no difference, and none to test.
+        z, p = (0.0, 1.0) if change == 0 else (math.copysign(math.inf, change), 0.0)
+    else:
+        z = change / sd
+        p = float(2 * ndtr(-abs(z)))
+    return DeLong(
+        auc_before=float(aucs[0]),
+        auc_after=float(aucs[1]),
+        change=Interval(change, change - Z95 * sd, change + Z95 * sd),
+        z=z,
+        p_value=p,
+        sd=sd,
+    )
+
+
+def auc_detectable_change(sd: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest AUC change these cases detect with `power` (two-sided, at `alpha`).
+
+    Normal approximation: the change must exceed (z_(1-alpha/2) + z_power) standard
+    deviations of the difference, taking the DeLong deviation observed here as the one under
+    the alternative. NaN when that deviation is undefined or zero (nothing varies).
+    """
+    if math.isnan(sd) or sd <= 0:
+        return math.nan
+    return float((ndtri(1 - alpha / 2) + ndtri(power)) * sd)
+
+
+def paired_brier(
+    gold: Floats, before: Floats, after: Floats, resamples: int, seed: int
+) -> PairedBrier:
+    gold = np.asarray(gold, float)
+    errors_before = (np.asarray(before, float) - gold) ** 2
+    errors_after = (np.asarray(after, float) - gold) ** 2
+    gain = errors_after - errors_before
+    if len(gain) == 0:
+        return PairedBrier(Interval.undefined(), math.nan)
+    if np.all(gain == gain[0]):
+        # No spread in the differences: the t statistic is 0/0 or infinite.
+        p = 1.0 if gain[0] == 0 else 0.0
+    else:
+        p = _paired_t_p_value(errors_after, errors_before)
+    change = bootstrap(np.column_stack([gain, np.ones(len(gain))]), _mean_of_first, resamples, seed)
+    return PairedBrier(change, p)
+
+
+def _mean_of_first(totals: Floats) -> float:
+    return float(totals[0] / totals[1])
