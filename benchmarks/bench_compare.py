@@ -1,6 +1,6 @@
 """Time judge-compare on synthetic logs: 3 prompt versions x 1 judge model x 1 epoch.
 
-For each case count, writes the logs (simulate/synthetic_logs.py: a real run's header, the
+For each case count, writes the logs (testing/synthetic_logs.py: a real run's header, the
 task's samples, scripted verdicts) unless --log-dir already holds them, then runs the
 judge-compare command in a subprocess and prints figures only (no pass/fail):
 

@@ -4,8 +4,8 @@
     python benchmarks/bench_metamorphic.py --rounds 10
 
 What the suite holds (at least 600 cases, each relation's count or why it fell short) is
-tested in tests/test_metamorphic.py; its time is measured here, because a shared machine
-makes a timed test flake. Prints figures only.
+tested in tests/evals/metamorphic/test_metamorphic.py; its time is measured here, because a
+shared machine makes a timed test flake. Prints figures only.
 """
 
 import argparse

@@ -1,7 +1,7 @@
 """Every Inspect symbol this project needs that Inspect does not export publicly.
 
 They live here alone so that an Inspect upgrade that moves one breaks one import, and
-`tests/test_inspect_internals.py` names the symbol that moved.
+`tests/core/test_inspect_internals.py` names the symbol that moved.
 """
 
 from inspect_ai._util.error import PrerequisiteError, exception_hook

@@ -1,6 +1,6 @@
 """A load run: many synthetic cases on a mock judge at high concurrency, then the log read back.
 
-Shared by tests/test_load.py (CI size) and benchmarks/load_run.py (5,000 cases).
+Shared by tests/evals/test_load.py (CI size) and benchmarks/load_run.py (5,000 cases).
 """
 
 import resource

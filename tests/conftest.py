@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser import browser_page
+from tests.support.browser import browser_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -1,0 +1,1 @@
+"""Helpers and stand-in servers the tests share; no tests here."""
