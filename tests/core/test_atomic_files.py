@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from farejudge.core import atomic_files
 from farejudge.core.atomic_files import atomic_output, write_bytes_atomic, write_text_atomic
 
 
@@ -33,7 +32,7 @@ def test_a_full_disk_leaves_no_empty_file(tmp_path: Path, monkeypatch: pytest.Mo
     def full(fd: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(atomic_files.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     target = tmp_path / "report.md"
     with pytest.raises(OSError, match="No space left"):
         write_text_atomic(target, "x" * 10_000)
