@@ -1,11 +1,11 @@
-"""The README's provider examples, run word for word against stand-ins on loopback.
+"""The guides' provider examples (docs/real-judges.md, docs/comparing.md), run word for word.
 
 Every `inspect eval` and `judge-matrix` command line of "Running a real judge" and "Comparing
 versions and judges" that names a hosted or OpenAI-compatible judge runs as written: only the
 URL differs, swapped in `--model-base-url`, or given as the provider's base-URL variable where
 the command names none (Inspect's providers read `OPENAI_BASE_URL` and `ANTHROPIC_BASE_URL`).
 Each must judge every case it runs, none errored. `anthropic/` needs the `anthropic` extra:
-without it the README's judge-matrix example stopped with "Anthropic API requires optional
+without it the guide's judge-matrix example stopped with "Anthropic API requires optional
 dependencies".
 """
 
@@ -24,7 +24,10 @@ from tests.support.json_server import serving
 from tests.support.local_server import readme_commands, split_env, with_bin
 from tests.support.standins.openai_platform import ANSWER_TOKENS, INPUT_TOKENS, OpenAIPlatform
 
-SECTIONS = ("Running a real judge", "Comparing versions and judges")
+SECTIONS = (
+    (REPO_ROOT / "docs" / "real-judges.md", "Running a real judge"),
+    (REPO_ROOT / "docs" / "comparing.md", "Comparing versions and judges"),
+)
 # Judges that run in-process: no provider to stand in for.
 IN_PROCESS = "gguf/"
 README_URL = re.compile(r"--model-base-url (\S+)")
@@ -46,8 +49,8 @@ RUN_SECONDS = 900
 def provider_commands() -> list[tuple[dict[str, str], list[str]]]:
     """The sections' judge runs on a provider, as (variables assigned, argv)."""
     found = []
-    for section in SECTIONS:
-        for line in readme_commands(section):
+    for guide, section in SECTIONS:
+        for line in readme_commands(section, guide):
             assigned, argv = split_env(line.split(" # ", 1)[0])
             runs_judge = argv[:2] == ["inspect", "eval"] or argv[:1] == ["judge-matrix"]
             if runs_judge and "--model" in argv and not any(IN_PROCESS in a for a in argv):

@@ -1,4 +1,4 @@
-"""README commands for a local OpenAI-compatible server, run as a user would type them."""
+"""The guides' commands for a local OpenAI-compatible server, run as a user would type them."""
 
 import os
 import re
@@ -18,20 +18,20 @@ from pathlib import Path
 
 from tests.support.cli import REPO_ROOT, Run
 
-README = REPO_ROOT / "README.md"
+GUIDE = REPO_ROOT / "docs" / "real-judges.md"
 SECTION = "Running a real judge"
-# The port the README's commands use; a test swaps in a free one.
+# The port the guide's commands use; a test swaps in a free one.
 README_PORT = 8000
 # Console scripts (inspect) and `python` resolve to this interpreter's: a version-manager shim
 # first on PATH may pick another one.
 BIN = str(Path(sys.executable).parent)
 
 
-def readme_commands(section: str = SECTION) -> list[str]:
+def readme_commands(section: str = SECTION, guide: Path = GUIDE) -> list[str]:
     """The command lines of the section's code blocks, backslash continuations joined."""
-    text = README.read_text(encoding="utf-8")
-    found = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## )", text, re.S | re.M)
-    assert found, f"README.md has no section '## {section}'"
+    text = guide.read_text(encoding="utf-8")
+    found = re.search(rf"^## {re.escape(section)}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    assert found, f"{guide.name} has no section '## {section}'"
     blocks = re.findall(r"^```[a-z]*\n(.*?)^```", found.group(1), re.S | re.M)
     joined = "\n".join(blocks).replace("\\\n", " ")
     return [line.strip() for line in joined.splitlines() if line.strip()]
@@ -40,12 +40,12 @@ def readme_commands(section: str = SECTION) -> list[str]:
 def readme_command(containing: str, section: str = SECTION) -> str:
     """The one command line in the section that contains `containing`."""
     lines = [line for line in readme_commands(section) if containing in line]
-    assert len(lines) == 1, f"README '{section}': {len(lines)} commands contain {containing!r}"
+    assert len(lines) == 1, f"'{section}': {len(lines)} commands contain {containing!r}"
     return lines[0]
 
 
 def on_port(command: str, old: str, new: str) -> str:
-    """The command with its one mention of the README's port swapped for a free one."""
+    """The command with its one mention of the guide's port swapped for a free one."""
     assert command.count(old) == 1, f"expected {old!r} once in: {command}"
     return command.replace(old, new)
 
