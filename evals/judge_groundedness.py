@@ -11,11 +11,13 @@ from inspect_ai.dataset import MemoryDataset
 
 from farejudge.core.errors import InputError
 from farejudge.core.shards import check_shard, shard_samples
+from farejudge.evals.cli_errors import install_error_lines
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.graded_request import check_graded, graded_generate
 from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.log_redaction import install_log_redaction
+from farejudge.evals.log_written import install_log_write_check
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.suite import check_suite, suite_samples
@@ -66,8 +68,11 @@ def judge_groundedness(
             would silently run the defaults, so any option not named above is an error.
     """
     # Registered here, after Inspect's start-up: a hook registered through the entry point
-    # makes Inspect print a "hooks enabled" banner before every run, even a one-line error.
+    # makes Inspect print a "hooks enabled" banner before every run, even a one-line error;
+    # and Inspect's command line installs its exception hook as it starts.
+    install_error_lines()
     install_log_redaction()
+    install_log_write_check()
     if unknown:
         raise InputError(
             [f"-T {name}: not an option of judge_groundedness" for name in unknown]

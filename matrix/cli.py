@@ -10,6 +10,7 @@ give a new --log-dir.
 """
 
 import argparse
+import errno
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,6 +28,7 @@ from farejudge.core.errors import InputError
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.core.shards import Shard, check_shard
 from farejudge.evals.judge_groundedness import judge_groundedness
+from farejudge.evals.log_written import unwritten
 from farejudge.evals.prompt_versions import version_names
 from farejudge.evals.retry_policy import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 from farejudge.matrix.costs import add_cost_options, cost_options, dry_run
@@ -34,6 +36,16 @@ from farejudge.matrix.shard_workers import run_shards, shard_log_dir
 
 DEFAULT_LOG_DIR = "logs/matrix"
 EXIT_OK, EXIT_RUNS_FAILED, EXIT_INPUT = 0, 1, 2
+# What an OSError says when the log folder's filesystem takes no more writes.
+_FOLDER_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+
+
+class LogsNotWritten(RuntimeError):
+    """Runs whose log could not be written: one line each, naming the log folder."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
 
 
 def matrix_tasks(versions: Sequence[str], task_args: dict[str, Any]) -> list[Task]:
@@ -86,6 +98,7 @@ def run_matrix(
 
     `max_retries` and `timeout` override the task's bounded retry policy, as `inspect eval
     --max-retries/--timeout` do; a retry of errored samples keeps what each run was given.
+    Raises LogsNotWritten when a run's log is not on disk as the run ended (a full disk).
     """
     tasks = matrix_tasks(versions or version_names(), task_args or {})
     stale = stale_logs(log_dir, tasks)
@@ -126,7 +139,16 @@ def run_matrix(
             max_connections=max_connections,
             display=display,
         )
-        success = success and not any(_errored_samples(log) for log in retried)
+        # A retry that stopped (or whose log was not written) is no more a success than one
+        # that left samples errored.
+        success = success and all(
+            log.status == "success" and not _errored_samples(log) for log in retried
+        )
+        # Each retry's log supersedes the log it retried.
+        logs = [*(log for log in logs if log not in pending), *retried]
+    lost = [line for log in logs if (line := unwritten(log))]
+    if lost:
+        raise LogsNotWritten(lost)
     return success
 
 
@@ -331,6 +353,16 @@ def run(argv: Sequence[str] | None = None) -> int:
         # Inspect words these messages in rich markup for its own console.
         print(f"judge-matrix: error: {Text.from_markup(str(err)).plain}", file=sys.stderr)
         return EXIT_INPUT
+    except LogsNotWritten as err:
+        for line in err.lines:
+            print(f"judge-matrix: error: {line}", file=sys.stderr)
+        return EXIT_RUNS_FAILED
+    except OSError as err:
+        # The eval set's own records (eval-set.json, logs.json) are written before any log.
+        if err.errno not in _FOLDER_FULL:
+            raise
+        print(f"judge-matrix: error: cannot write in {log_dir}: {err}", file=sys.stderr)
+        return EXIT_RUNS_FAILED
     print(_closing(args), file=sys.stderr)
     return EXIT_OK if success else EXIT_RUNS_FAILED
 

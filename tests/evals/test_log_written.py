@@ -1,0 +1,135 @@
+"""A run whose log could not be written is no success (issue 26, finding 1).
+
+On a full disk Inspect records the failed write in an errored log held in memory, logs one line
+that `--display none` silences, and `inspect eval` exits 0. The task's hook reads each log back
+at the end of the run: `inspect eval` then prints one line naming the log folder and exits 1,
+whatever the display. The disk is a real one: a small tmpfs (tests/support/full_disk.py).
+"""
+
+import re
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import EvalError, EvalLog, EvalSpec, read_eval_log
+
+from farejudge.evals.log_written import unwritten, why_unwritten
+from tests.support.cli import Run, inspect_eval
+from tests.support.full_disk import full_folder
+from tests.support.paths import FIXTURES
+
+ENOSPC = "OSError: [Errno 28] No space left on device"
+# Room for the log's first header (about 2 KB) and not for the finished log (about 40 KB).
+HEADER_ROOM = 8192
+
+
+def errored(location: str, status: str = "error") -> EvalLog:
+    """The log Inspect returns for a task whose log write failed (`_run_task`'s except branch)."""
+    return EvalLog.model_construct(
+        status=status,
+        eval=EvalSpec.model_construct(task="judge_groundedness", model="mockllm/model"),
+        error=EvalError(
+            message="OSError(28, 'No space left on device')",
+            traceback=f"Traceback (most recent call last):\n  ...\n{ENOSPC}\n",
+            traceback_ansi="",
+        ),
+        location=location,
+    )
+
+
+def test_a_log_that_is_not_there_is_named_with_its_folder() -> None:
+    log = errored("/data/logs/run.eval")
+    line = why_unwritten(log, FileNotFoundError("/data/logs/run.eval"))
+    assert line == (
+        "judge_groundedness (mockllm/model): the log could not be written in /data/logs: "
+        f"{ENOSPC}; run.eval cannot be read back"
+    )
+
+
+def test_a_log_left_as_it_started_is_named_with_what_it_holds() -> None:
+    log = errored("/data/logs/run.eval")
+    line = why_unwritten(log, errored("/data/logs/run.eval", status="started"))
+    assert line is not None and line.endswith(f"{ENOSPC}; run.eval holds the run as 'started'")
+
+
+def test_a_log_that_holds_the_run_end_is_written() -> None:
+    log = errored("/data/logs/run.eval")
+    assert why_unwritten(log, errored("/data/logs/run.eval")) is None
+
+
+def test_unwritten_reads_the_file_back(tmp_path: Path) -> None:
+    torn = tmp_path / "torn.eval"
+    torn.write_bytes(b"PK\x03\x04 not a whole zip")
+    line = unwritten(errored(str(torn)))
+    assert line is not None and line.endswith("torn.eval cannot be read back")
+    assert unwritten(errored(str(tmp_path / "missing.eval"))) is not None
+
+
+CASES = str(FIXTURES / "cases.jsonl")
+# name: (free bytes, display)
+RUNS = {
+    "no room, display none": (0, "none"),
+    "no room, rich display": (0, "rich"),
+    "room for the header, display none": (HEADER_ROOM, "none"),
+    "room for the header, rich display": (HEADER_ROOM, "rich"),
+}
+
+
+@pytest.fixture(scope="module")
+def full_runs(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[dict[str, tuple[Run, Path]]]:
+    """`inspect eval` of the 3 fixture cases into a log folder on a full disk, each run on a
+    filesystem of its own."""
+    root = tmp_path_factory.mktemp("full_disk")
+    with ExitStack() as stack:
+        folders = {
+            name: stack.enter_context(full_folder(root / f"disk{i}", free))
+            for i, (name, (free, _)) in enumerate(RUNS.items())
+        }
+        args = [
+            [
+                *["--model", "mockllm/model", "-T", f"dataset={CASES}", "--display", display],
+                *["--log-dir", str(folders[name] / "logs")],
+            ]
+            for name, (_, display) in RUNS.items()
+        ]
+        done = inspect_eval(args, env={"COLUMNS": "400"})
+        # Yielded before the disks are unmounted: the tests list what each run left.
+        yield {name: (run, folders[name] / "logs") for name, run in zip(RUNS, done, strict=True)}
+
+
+def expected(log_dir: Path, said: str, held: str) -> str:
+    name = re.search(r"(\S+\.eval) (?:cannot|holds)", said)
+    assert name, said
+    return (
+        f"judge_groundedness (mockllm/model): the log could not be written in {log_dir}: "
+        f"{ENOSPC}; {name.group(1)} {held}"
+    )
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("name", list(RUNS))
+def test_inspect_eval_on_a_full_disk_fails_with_one_line(
+    name: str, full_runs: dict[str, tuple[Run, Path]]
+) -> None:
+    run, log_dir = full_runs[name]
+    free, display = RUNS[name]
+    assert run.returncode == 1, "\n".join(run.lines)
+    assert "Traceback" not in run.stdout + run.stderr
+    held = "cannot be read back" if free == 0 else "holds the run as 'started'"
+    if display == "none":
+        (line,) = run.lines
+        assert run.stderr.strip() == line
+    else:
+        # Inspect's own line first (its log handler), then ours.
+        line = [x for x in run.lines if not x.startswith("Monitor from another shell")][-1]
+        assert any("encountered an error while starting or writing its log" in x for x in run.lines)
+    assert line == expected(log_dir, line, held)
+    logs = list(log_dir.glob("*.eval")) if log_dir.exists() else []
+    if free:
+        (log,) = logs
+        assert read_eval_log(str(log), header_only=True).status == "started"
+    else:
+        assert logs == []
