@@ -6,6 +6,7 @@ They live here alone so that an Inspect upgrade that moves one breaks one import
 
 from inspect_ai._util.error import PrerequisiteError, exception_hook
 from inspect_ai._util.exception import TerminateSampleError
+from inspect_ai._util.registry import registry_add
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._model import ModelGenerateError
 
@@ -15,4 +16,5 @@ __all__ = [
     "TerminateSampleError",
     "active_generate_config",
     "exception_hook",
+    "registry_add",
 ]

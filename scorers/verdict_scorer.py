@@ -10,8 +10,10 @@ from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
+from inspect_ai.util import RegistryInfo, registry_info
 
 from farejudge.core.case_schema import Verdict
+from farejudge.core.inspect_internals import registry_add
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
 from farejudge.scorers.graded import (
@@ -352,3 +354,20 @@ def verdict_agreement() -> Scorer:
         return scored.model_copy(update={"value": {**value, **columns}})
 
     return score
+
+
+def _as_logged() -> Scorer:
+    return verdict_agreement()
+
+
+# Inspect registers a package's scorer under the package's name (farejudge/verdict_agreement),
+# records it in a log without it, and `inspect score LOG` looks up the name as the log has it,
+# which no entry point is loaded for: registered under that name too, the plain command finds
+# the scorer. (The entry point module has loaded this one by then: Inspect loads every entry
+# point as it starts.)
+registry_add(
+    _as_logged,
+    RegistryInfo(
+        type="scorer", name="verdict_agreement", metadata=registry_info(verdict_agreement).metadata
+    ),
+)

@@ -3,6 +3,7 @@ an errored sample stays unscored and out of every metric."""
 
 import json
 import math
+import os
 import subprocess
 from pathlib import Path
 
@@ -124,5 +125,29 @@ def test_inspect_score_leaves_errored_samples_unscored(tmp_path: Path) -> None:
 
     after = read_eval_log(str(out))
 
+    assert figures(after) == figures(log)
+    assert sample_scores(after) == sample_scores(log)
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("where", ["checkout", "elsewhere"])
+def test_plain_inspect_score_finds_the_scorer_the_log_names(tmp_path: Path, where: str) -> None:
+    # Issue 26, finding 9: the log names the scorer "verdict_agreement", without its package.
+    # From elsewhere the log's task file (a relative path) is not there to load it from.
+    log = errored_run(tmp_path / "run")
+    out = tmp_path / "rescored.eval"
+    done = subprocess.run(
+        [
+            INSPECT, "score", log.location, "--action", "overwrite", "--output-file", str(out),
+            "--model", "mockllm/model", "--display", "none",
+        ],
+        cwd=REPO_ROOT if where == "checkout" else tmp_path,
+        env={**os.environ, "OPENAI_API_KEY": "sk-dummy-standin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    after = read_eval_log(str(out))
     assert figures(after) == figures(log)
     assert sample_scores(after) == sample_scores(log)
