@@ -11,8 +11,9 @@ from inspect_ai.dataset import Sample
 
 from farejudge.core.case_schema import Case, case_problems
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import read_records, shown
+from farejudge.core.jsonl_records import read_records
 from farejudge.core.package_data import DATASETS
+from farejudge.core.text_input import shown
 from farejudge.evals.prompt_versions import PromptVersion
 from farejudge.evals.render import judge_messages
 

@@ -5,10 +5,11 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from farejudge.core.errors import InputError
 from farejudge.core.package_data import PROMPTS
+from farejudge.core.text_input import dotted, read_text, shown
 
 PROMPT_DIR = PROMPTS / "judge_groundedness"
 MANIFEST = PROMPT_DIR / "manifest.toml"
@@ -57,8 +58,20 @@ class PromptVersion(BaseModel):
 
 @cache
 def load_manifest(path: Path = MANIFEST) -> Manifest:
-    with path.open("rb") as f:
-        return Manifest.model_validate(tomllib.load(f))
+    """The manifest, or an InputError of one line per problem naming the file (and the line,
+    or the key, where it is)."""
+    name = shown(path)
+    text = read_text(path, name)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError([f"{name}: not TOML ({err})"]) from None
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as err:
+        raise InputError(
+            [f"{name}: {dotted(e['loc'])}: {e['msg']}" for e in err.errors()]
+        ) from None
 
 
 def version_names() -> list[str]:
@@ -88,7 +101,7 @@ def load_prompt_version(name: str | None = None) -> PromptVersion:
         )
     # The file holds exactly the instruction text; only the editor's final newline is not part
     # of it, so every case gets a byte-identical prefix.
-    text = (PROMPT_DIR / entry.file).read_text(encoding="utf-8").removesuffix("\n")
+    text = read_text(PROMPT_DIR / entry.file).removesuffix("\n")
     return PromptVersion(
         name=name,
         instructions=text,

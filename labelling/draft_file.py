@@ -1,12 +1,11 @@
 """A drafts file: the cases intake brought in, waiting for labels, one JSON Lines record each."""
 
-import os
-import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from farejudge.core.atomic_files import atomic_output
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import read_records
+from farejudge.core.jsonl_records import Report, iter_records
 from farejudge.labelling.records import Draft, content_hash
 
 
@@ -17,24 +16,25 @@ def _hash_problems(draft: Draft) -> list[tuple[str, str]]:
     return []
 
 
+def iter_drafts(path: Path, report: Report) -> Iterator[Draft]:
+    """The drafts one at a time, each problem with the file reported as it is found."""
+    for _, draft in iter_records([path], Draft, "drafts", report, check=_hash_problems):
+        yield draft
+
+
 def read_drafts(path: Path) -> list[Draft]:
-    records, problems = read_records([path], Draft, "drafts", check=_hash_problems)
+    problems: list[str] = []
+    drafts = list(iter_drafts(path, problems.append))
     if problems:
         raise InputError(problems)
-    return [draft for _, draft in records]
+    return drafts
 
 
 def write_atomic(path: Path, lines: Iterable[str]) -> None:
-    """All the lines or none: written to a temporary file beside `path`, then renamed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.writelines(line + "\n" for line in lines)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    """All the lines or none (core.atomic_files): each line followed by a newline."""
+    with atomic_output(path) as out:
+        for line in lines:
+            out.write(line + "\n")
 
 
 def write_drafts(path: Path, drafts: Iterable[Draft]) -> None:

@@ -6,23 +6,32 @@ Each log record becomes a draft in the case schema, with no label, a stable id d
 its content hash, and the file:line it came from. A record whose answer and passages are
 those of a gold case is skipped, as is one already in the drafts file; both are counted.
 Every bad record is reported, one line each, and then nothing is written.
+
+The log is read one record at a time and the drafts file is written as it goes, to a
+temporary file that replaces it at the end: memory stays bounded whatever the log's size.
 """
 
 import argparse
 import hashlib
 import json
+import os
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import ValidationError
 
+from farejudge.core.atomic_files import atomic_output
 from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import json_values, read_lines, shown
+from farejudge.core.jsonl_records import FirstSeen, Report, json_values
+from farejudge.core.text_input import shown
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
-from farejudge.labelling.draft_file import read_drafts, write_drafts
+from farejudge.labelling.draft_file import iter_drafts
 from farejudge.labelling.intake_mapping import IntakeMapping, Missing, load_mapping, pick
 from farejudge.labelling.records import Draft, content_hash
 
@@ -111,14 +120,41 @@ def _optional(record: Any, path: str | None) -> Any:
         return None
 
 
+class Lines:
+    """Lines kept in order: in memory up to a megabyte, past it in an unnamed temporary file."""
+
+    def __init__(self) -> None:
+        # Closed by `close`, or with the object: it outlives any one block here.
+        self._file = tempfile.SpooledTemporaryFile(  # noqa: SIM115
+            max_size=1 << 20, mode="w+", encoding="utf-8"
+        )
+        self._count = 0
+
+    def close(self) -> None:
+        self._file.close()
+
+    def append(self, line: str) -> None:
+        self._file.write(line.replace("\n", " ") + "\n")
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[str]:
+        self._file.seek(0)
+        for line in self._file:
+            yield line.removesuffix("\n")
+        self._file.seek(0, os.SEEK_END)
+
+
 @dataclass
 class IntakeResult:
-    drafts: list[Draft] = field(default_factory=list)
-    """The new drafts, in log order."""
     records: int = 0
-    gold_duplicates: list[str] = field(default_factory=list)
+    drafted: int = 0
+    """New drafts written."""
+    gold_duplicates: Lines = field(default_factory=Lines)
     """Where each record that duplicates a gold case was (file:line → gold id)."""
-    already_drafted: list[str] = field(default_factory=list)
+    already_drafted: int = 0
     """Records whose draft is in the drafts file already, or earlier in the logs."""
 
 
@@ -126,31 +162,67 @@ def intake(
     logs: list[Path],
     mapping: IntakeMapping,
     gold: list[Case],
-    existing: list[Draft],
+    drafted: FirstSeen,
+    write: Callable[[Draft], None],
+    report: Report,
     category: str = DEFAULT_CATEGORY,
     prefix: str = "prod",
 ) -> IntakeResult:
-    """Drafts from the logs; an InputError listing every bad record if there is one."""
+    """Drafts from the logs, one record at a time: each new draft goes to `write`, in log order,
+    and each bad record to `report`, one line each. `drafted` holds the ids already drafted
+    (the drafts file's) and takes the new ones, by hash; no record is held once checked."""
     gold_keys = {evidence_key(case): case.id for case in gold}
-    seen = {draft.id for draft in existing}
     result = IntakeResult()
-    problems: list[str] = []
-    for path, lines in zip(logs, read_lines(logs), strict=True):
-        for where, _, record in json_values(path, lines, "record", problems):
+    for path in logs:
+        for _, where, _, record in json_values(path, "record", report):
             result.records += 1
             draft, found = draft_of(record, mapping, where, category, prefix)
-            problems.extend(found)
+            for problem in found:
+                report(problem)
             if draft is None:
                 continue
             if (gold_id := gold_keys.get(evidence_key(draft))) is not None:
                 result.gold_duplicates.append(f"{where} → {gold_id}")
-            elif draft.id in seen:
-                result.already_drafted.append(f"{where} → {draft.id}")
+            elif drafted.first(draft.id, 0) is None:
+                result.drafted += 1
+                write(draft)
             else:
-                seen.add(draft.id)
-                result.drafts.append(draft)
-    if problems:
-        raise InputError(problems)
+                result.already_drafted += 1
+    return result
+
+
+class _Failed(Exception):
+    """Some input was unusable; its problems are printed already."""
+
+
+class _Printed:
+    """Problems printed to stderr as they are found, and counted."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, problem: str) -> None:
+        self.count += 1
+        print(problem, file=sys.stderr)
+
+
+def _into(out: IO[str], args: argparse.Namespace, mapping: IntakeMapping) -> IntakeResult:
+    """The drafts file streamed through to `out`, then the logs' new drafts after it."""
+    gold = load_cases(args.gold)
+    problems, drafted = _Printed(), FirstSeen()
+
+    def write(draft: Draft) -> None:
+        out.write(draft.model_dump_json() + "\n")
+
+    if args.out.exists():
+        for draft in iter_drafts(args.out, problems):
+            drafted.first(draft.id, 0)
+            write(draft)
+        if problems.count:
+            raise _Failed
+    result = intake(args.logs, mapping, gold, drafted, write, problems, category=args.category)
+    if problems.count:
+        raise _Failed
     return result
 
 
@@ -163,25 +235,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--category", default=DEFAULT_CATEGORY, help="category of the drafts")
     args = parser.parse_args(argv)
     try:
-        existing = read_drafts(args.out) if args.out.exists() else []
-        result = intake(
-            args.logs,
-            load_mapping(args.mapping),
-            load_cases(args.gold),
-            existing,
-            category=args.category,
-        )
+        mapping = load_mapping(args.mapping)
+        # Written beside the drafts file and renamed over it only at the end: a failed or
+        # killed intake leaves the drafts file as it was.
+        with atomic_output(args.out) as out:
+            result = _into(out, args, mapping)
     except InputError as err:
         print(err, file=sys.stderr)
         return 2
-    write_drafts(args.out, [*existing, *result.drafts])
+    except _Failed:
+        return 2
     print(
-        f"{result.records} records: {len(result.drafts)} new drafts written to {shown(args.out)}"
+        f"{result.records} records: {result.drafted} new drafts written to {shown(args.out)}"
         f", {len(result.gold_duplicates)} duplicates of gold cases skipped"
-        f", {len(result.already_drafted)} already drafted skipped"
+        f", {result.already_drafted} already drafted skipped"
     )
-    for line in result.gold_duplicates:
-        print(f"  duplicate of a gold case: {line}")
+    with closing(result.gold_duplicates) as duplicates:
+        for line in duplicates:
+            print(f"  duplicate of a gold case: {line}")
     return 0
 
 

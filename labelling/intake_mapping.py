@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from farejudge.core.errors import InputError
+from farejudge.core.text_input import dotted, read_text
 
 _CONFIG = ConfigDict(extra="forbid", frozen=True)
 
@@ -57,16 +58,17 @@ class IntakeMapping(BaseModel):
 def load_mapping(path: Path | None) -> IntakeMapping:
     if path is None:
         return IntakeMapping()
+    text = read_text(path, str(path))
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as err:
-        raise InputError([f"{path}: not a readable TOML mapping ({err})"]) from err
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError([f"{path}: not a readable TOML mapping ({err})"]) from None
     try:
         return IntakeMapping.model_validate(raw)
     except ValidationError as err:
         raise InputError(
-            [f"{path}: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors()]
-        ) from err
+            [f"{path}: {dotted(e['loc'])}: {e['msg']}" for e in err.errors()]
+        ) from None
 
 
 class Missing(LookupError):

@@ -14,14 +14,14 @@ from inspect_ai.model import ModelCost, get_model_info
 from pydantic import ValidationError
 
 from farejudge.core.errors import InputError
+from farejudge.core.text_input import read_text
 
 
 def load_model_costs(path: Path) -> dict[str, ModelCost]:
     """The prices in `path`, by model name; InputError naming the file for anything wrong."""
+    text = read_text(path, f"--model-cost-config {path}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError([f"--model-cost-config {path}: {err.strerror}"]) from None
+        data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         where = getattr(err, "problem_mark", None)
         line = f", line {where.line + 1}" if where is not None else ""

@@ -1,17 +1,24 @@
 """Intake: the assistant's log records → draft cases, on the shipped sample log and bad records."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from farejudge.core.errors import InputError
+from farejudge.core.jsonl_records import FirstSeen
 from farejudge.evals.dataset import load_cases
+from farejudge.labelling import intake as intake_module
 from farejudge.labelling.draft_file import read_drafts
-from farejudge.labelling.intake import intake, main
+from farejudge.labelling.intake import IntakeResult, intake, main
 from farejudge.labelling.intake_mapping import IntakeMapping, load_mapping
-from farejudge.labelling.records import content_hash
+from farejudge.labelling.records import Draft, content_hash
 from tests.support.paths import FIXTURES
 
 LOG = FIXTURES / "assistant_log.jsonl"
@@ -22,15 +29,27 @@ def log_records() -> list[dict[str, Any]]:
     return [json.loads(line) for line in LOG.read_text(encoding="utf-8").splitlines()]
 
 
+def run_intake(
+    logs: list[Path], mapping: IntakeMapping, gold: list[Any]
+) -> tuple[IntakeResult, list[Draft], list[str]]:
+    """Intake into lists: the result, the new drafts in order, the problems."""
+    drafts: list[Draft] = []
+    problems: list[str] = []
+    result = intake(logs, mapping, gold, FirstSeen(), drafts.append, problems.append)
+    return result, drafts, problems
+
+
 def test_sample_log_becomes_ten_drafts() -> None:
-    result = intake([LOG], load_mapping(MAPPING), load_cases(), existing=[])
+    result, drafts, problems = run_intake([LOG], load_mapping(MAPPING), load_cases())
+    assert not problems
     # Line 4 is gold case price-003 word for word; line 11 re-sends line 3.
     assert result.records == 12
-    assert len(result.drafts) == 10
+    assert result.drafted == len(drafts) == 10
     assert [d.split(" → ")[1] for d in result.gold_duplicates] == ["price-003"]
-    assert [d.rsplit(":", 1)[1] for d in result.already_drafted] == [f"11 → {result.drafts[2].id}"]
+    assert result.already_drafted == 1
+    assert not [d for d in drafts if d.source.startswith(f"{LOG}:11 ")]
     records = [r for i, r in enumerate(log_records(), start=1) if i not in (4, 11)]
-    for draft, record in zip(result.drafts, records, strict=True):
+    for draft, record in zip(drafts, records, strict=True):
         assert draft.question == record["conversation"]["query"]
         assert draft.answer == record["response"]["text"]
         assert [p.text for p in draft.passages] == [
@@ -43,7 +62,7 @@ def test_sample_log_becomes_ten_drafts() -> None:
         assert draft.id == f"prod-{draft.content_sha256[:10]}"
         assert record["request_id"] in draft.source
         assert draft.category == "production"
-    with_turns = [d for d in result.drafts if d.prior_turns]
+    with_turns = [d for d in drafts if d.prior_turns]
     assert with_turns, "the sample log has multi-turn records"
     # The log's speaker "rider" is the case's "user".
     assert {t.role for d in with_turns for t in d.prior_turns} == {"user", "assistant"}
@@ -64,11 +83,10 @@ def test_default_mapping_reads_case_field_names(tmp_path: Path) -> None:
     record = case.model_dump(mode="json", exclude={"label", "rationale", "rules", "category"})
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    result = intake([log], IntakeMapping(), gold=[], existing=[])
-    (draft,) = result.drafts
+    _, (draft,), _ = run_intake([log], IntakeMapping(), gold=[])
     assert draft.content_sha256 == content_hash(case)
     # Against the gold set it is the gold case itself.
-    assert len(intake([log], IntakeMapping(), gold=[case], existing=[]).gold_duplicates) == 1
+    assert len(run_intake([log], IntakeMapping(), gold=[case])[0].gold_duplicates) == 1
 
 
 def _broken(edit: Any) -> str:
@@ -113,10 +131,9 @@ def test_bad_record_is_one_line_and_nothing_is_written(
     good = LOG.read_text(encoding="utf-8").splitlines()[0]
     log.write_text(good + "\n" + line + "\n", encoding="utf-8")
     out = tmp_path / "drafts.jsonl"
-    with pytest.raises(InputError) as err:
-        intake([log], load_mapping(MAPPING), gold=[], existing=[])
-    assert all(p.startswith(f"{log}:2: ") for p in err.value.problems), err.value.problems
-    assert expected in err.value.problems[0]
+    _, _, problems = run_intake([log], load_mapping(MAPPING), gold=[])
+    assert problems and all(p.startswith(f"{log}:2: ") for p in problems), problems
+    assert expected in problems[0]
     assert (
         main(
             [
@@ -140,3 +157,92 @@ def test_bad_mapping_names_the_key(tmp_path: Path) -> None:
     mapping.write_text('question = "q"\n[passage]\nbody = "text"\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"m.toml: passage.body: Extra inputs"):
         load_mapping(mapping)
+
+
+def test_an_intake_stopped_part_way_leaves_the_drafts_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "drafts.jsonl"
+    args = [str(LOG), "--mapping", str(MAPPING), "--out", str(out)]
+    assert main(args) == 0
+    before = out.read_bytes()
+    bigger = tmp_path / "log.jsonl"
+    lines = LOG.read_text(encoding="utf-8").splitlines()
+    bigger.write_text(
+        "\n".join(line.replace('"text": "', '"text": "New. ') for line in lines), encoding="utf-8"
+    )
+    calls = 0
+    real = intake_module.draft_of
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 6:
+            raise KeyboardInterrupt  # as Ctrl-C would, half-way through the log
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(intake_module, "draft_of", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        main([str(bigger), *args[1:]])
+    assert calls == 6, "stopped after five of the new records were drafted"
+    assert out.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["drafts.jsonl", "log.jsonl"]
+
+
+def write_big_log(path: Path, size: int) -> None:
+    """An assistant log of about `size` bytes: the sample's records, each answer made new."""
+    records = log_records()
+    with path.open("w", encoding="utf-8") as out:
+        written = n = 0
+        while written < size:
+            n += 1
+            record = records[n % len(records)]
+            record["request_id"] = f"req-{n}"
+            record["response"]["text"] = record["response"]["text"].split(" [")[0] + f" [{n}]"
+            line = json.dumps(record) + "\n"
+            out.write(line)
+            written += len(line)
+
+
+def peak_rss_mb(*args: str) -> float:
+    """judge-intake run as a process of its own: its peak resident memory, in MB."""
+    command = [sys.executable, "-m", "farejudge.labelling.intake", *args]
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    return usage.ru_maxrss / 1024
+
+
+@pytest.mark.subprocess
+def test_memory_does_not_grow_with_the_log_or_the_drafts_file(tmp_path: Path) -> None:
+    """Not a timing: the peak memory of intake on a 20 MB log, and again with the 20 MB drafts
+    file it wrote, against intake on the 13 KB sample (imports and all)."""
+    log, drafts = tmp_path / "log.jsonl", tmp_path / "drafts.jsonl"
+    write_big_log(log, 20_000_000)
+    mapping = ["--mapping", str(MAPPING)]
+    small = peak_rss_mb(str(LOG), *mapping, "--out", str(tmp_path / "small.jsonl"))
+    new = peak_rss_mb(str(log), *mapping, "--out", str(drafts))
+    assert drafts.stat().st_size > 15_000_000
+    again = peak_rss_mb(str(log), *mapping, "--out", str(drafts))
+    # Before streaming, each grew by about 160 MB over the small run's.
+    assert new - small < 40, (small, new)
+    assert again - small < 40, (small, again)
+
+
+@pytest.mark.subprocess
+def test_a_killed_intake_leaves_the_drafts_file_as_it_was(tmp_path: Path) -> None:
+    log, drafts = tmp_path / "log.jsonl", tmp_path / "drafts.jsonl"
+    assert main([str(LOG), "--mapping", str(MAPPING), "--out", str(drafts)]) == 0
+    before = drafts.read_bytes()
+    write_big_log(log, 20_000_000)
+    command = [sys.executable, "-m", "farejudge.labelling.intake", str(log)]
+    child = subprocess.Popen([*command, "--mapping", str(MAPPING), "--out", str(drafts)])
+    try:
+        deadline = time.monotonic() + 60
+        while not any(p.stat().st_size > 100_000 for p in tmp_path.glob(".drafts.jsonl.*.tmp")):
+            assert child.poll() is None and time.monotonic() < deadline, "intake ended early"
+            time.sleep(0.05)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    assert drafts.read_bytes() == before

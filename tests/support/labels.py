@@ -2,6 +2,7 @@
 
 import datetime
 
+from farejudge.core.jsonl_records import FirstSeen
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling.intake import intake
 from farejudge.labelling.intake_mapping import load_mapping
@@ -12,7 +13,11 @@ from tests.support.paths import FIXTURES
 def sample_drafts() -> list[Draft]:
     """The ten drafts the sample log gives."""
     log, mapping = FIXTURES / "assistant_log.jsonl", FIXTURES / "assistant_log_mapping.toml"
-    return intake([log], load_mapping(mapping), load_cases(), existing=[]).drafts
+    drafts: list[Draft] = []
+    problems: list[str] = []
+    intake([log], load_mapping(mapping), load_cases(), FirstSeen(), drafts.append, problems.append)
+    assert not problems, problems
+    return drafts
 
 
 def label(
