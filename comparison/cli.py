@@ -4,7 +4,8 @@
     judge-compare logs/matrix --allow conv-004 --allow-file known-regressions.txt
     judge-compare logs/matrix --partial        # a --limit run on the cases it holds
 
-Exit status: 0 the gate passed, 1 it failed, 2 the input was unusable.
+Exit status: 0 the gate passed, 1 it failed, 2 the input was unusable or the report could
+not be written. The report's files are replaced together or not at all.
 """
 
 import argparse
@@ -15,8 +16,15 @@ from pathlib import Path
 from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import GateResult, evaluate
 from farejudge.comparison.logs.frame import LogsError, load_runs
+from farejudge.comparison.outputs import OutputError, write_together
 from farejudge.comparison.report import html, markdown
-from farejudge.comparison.report.long_lists import MARKDOWN_ROWS, shown, write_listing
+from farejudge.comparison.report.document import Section
+from farejudge.comparison.report.long_lists import (
+    LISTING_FILE,
+    MARKDOWN_ROWS,
+    shown,
+    write_listing,
+)
 from farejudge.comparison.report.sections import sections
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
@@ -109,6 +117,23 @@ def _gate_lines(gate: GateResult) -> list[str]:
     )
 
 
+def _write_report(out: Path, text: str, page: str, parts: list[Section]) -> list[Path]:
+    """report.md, report.html and the listing, replacing the previous three together."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--out {out}: {err.strerror}") from err
+    files = [out / "report.md", out / "report.html", out / LISTING_FILE]
+    write_together(
+        {
+            files[0]: lambda stream: stream.write(text),
+            files[1]: lambda stream: stream.write(page),
+            files[2]: lambda stream: write_listing(parts, stream),
+        }
+    )
+    return files
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -128,14 +153,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         gate = evaluate(report, allowed)
         parts = sections(report, gate)
         text = markdown.render(parts)
-        out = Path(args.out)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "report.md").write_text(text, encoding="utf-8")
-            (out / "report.html").write_text(html.render(report, parts), encoding="utf-8")
-            listing = write_listing(parts, out)
-        except OSError as err:
-            raise UsageError(f"--out {out}: {err.strerror}") from err
+        written = _write_report(Path(args.out), text, html.render(report, parts), parts)
         suspects: list[str] = []
         if args.suspects_out:
             # Only here: the export reads cases through the labelling tools, whose imports
@@ -147,12 +165,12 @@ def run(argv: Sequence[str] | None = None) -> int:
             except OSError as err:
                 raise UsageError(f"--suspects-out {args.suspects_out}: {err.strerror}") from err
             suspects = export_lines(export, args.suspects_out)
-    except (UsageError, LogsError) as err:
+    except (UsageError, LogsError, OutputError) as err:
         print(f"judge-compare: error: {err}", file=sys.stderr)
         return EXIT_INPUT
     if not args.quiet:
         print(text)
-    print(f"report: {out / 'report.md'}, {out / 'report.html'}, {listing}", file=sys.stderr)
+    print(f"report: {', '.join(str(path) for path in written)}", file=sys.stderr)
     print("\n".join([*suspects, *_gate_lines(gate)]), file=sys.stderr)
     return EXIT_OK if gate.passed else EXIT_GATE
 

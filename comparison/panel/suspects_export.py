@@ -16,7 +16,7 @@ them, for whoever settles the round, not for labellers:
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -24,12 +24,12 @@ from typing import Any
 from inspect_ai.log import read_eval_log
 
 from farejudge.comparison.logs.frame import LogsError, Runs
+from farejudge.comparison.outputs import Writer, write_together
 from farejudge.comparison.panel.suspicion import Suspect
 from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.fingerprint import case_hash
-from farejudge.labelling.draft_file import write_atomic
 from farejudge.labelling.intake import draft_of
 from farejudge.labelling.intake_mapping import IntakeMapping
 
@@ -145,15 +145,22 @@ def export_suspects(suspects: Sequence[Suspect], runs: Runs, out: Path) -> Expor
         for case in cases.values()
         if (case.id, case_hash(case)) not in taken
     }
-    written = []
-    for category, lines in sorted(records.items()):
-        path = out / f"{category}.jsonl"
-        write_atomic(path, (json.dumps(r, ensure_ascii=False) for r in lines))
-        written.append(path)
+    files = {
+        out / f"{category}.jsonl": _lines(json.dumps(r, ensure_ascii=False) for r in lines)
+        for category, lines in sorted(records.items())
+    }
+    written = list(files)
     if found:
-        write_atomic(out / OTHER_GOLD, (c.model_dump_json() for _, c in sorted(others.items())))
-        write_atomic(out / KEY, [json.dumps(key, indent=2, ensure_ascii=False)])
+        files[out / OTHER_GOLD] = _lines(c.model_dump_json() for _, c in sorted(others.items()))
+        files[out / KEY] = _lines([json.dumps(key, indent=2, ensure_ascii=False)])
+    # All or none: a folder left half written would be refused as not empty next time.
+    write_together(files)
     return Export(written=written, exported=len(found), not_found=not_found)
+
+
+def _lines(lines: Iterable[str]) -> Writer:
+    """Writes each line and its end."""
+    return lambda out: out.writelines(line + "\n" for line in lines)
 
 
 def export_lines(export: Export, out: Path, drafts: str = "work/relabel/drafts.jsonl") -> list[str]:

@@ -7,8 +7,7 @@ how many it left out; every row goes into a JSON Lines file beside the report.
 
 import json
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 
 from farejudge.comparison.report.document import Section
 
@@ -40,9 +39,7 @@ def records(sections: Sequence[Section]) -> Iterator[dict[str, str]]:
                     yield {"list": table.listing, **dict(cells)}
 
 
-def write_listing(sections: Sequence[Section], folder: Path) -> Path:
-    path = folder / LISTING_FILE
-    with path.open("w", encoding="utf-8") as out:
-        for record in records(sections):
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return path
+def write_listing(sections: Sequence[Section], out: IO[str]) -> None:
+    """Every row of every long list into `out`, the listing file's stream, one at a time."""
+    for record in records(sections):
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -128,7 +128,9 @@ def test_a_long_table_shows_its_first_rows_and_the_file_keeps_all(tmp_path: Path
     assert text.count("- b") == MARKDOWN_ROWS and "… and 5 more" in text
     # A table that is not a listing is shown whole.
     assert text.count("| 1 |") == 30
-    path = write_listing(parts, tmp_path)
+    path = tmp_path / LISTING_FILE
+    with path.open("w", encoding="utf-8") as out:
+        write_listing(parts, out)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert [r["Case"] for r in lines if r["list"] == "cases"] == [r[0] for r in rows]
     assert len([r for r in lines if r["list"] == "lines"]) == 25
