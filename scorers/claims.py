@@ -9,19 +9,22 @@ import re
 from dataclasses import dataclass
 
 from farejudge.core.escaping import unescape
+from farejudge.core.spans import Range, locate
 
 _SPACE = re.compile(r"\s+")
 _EDGE = " \t\n\"'.,;:!?()[]\u201c\u201d\u2018\u2019"  # typographic quotes too
 
 
-def normalize(claim: str) -> str:
-    return _SPACE.sub(" ", unescape(claim)).strip(_EDGE).casefold()
+def normalize(text: str) -> str:
+    """The text as claims are compared: case, spacing and edge punctuation folded."""
+    return _SPACE.sub(" ", text).strip(_EDGE).casefold()
 
 
-def in_answer(claim: str, answer: str) -> bool:
-    """Whether the judge quoted the answer: verbatim but for case, spacing and edge punctuation."""
-    needle = normalize(claim)
-    return bool(needle) and needle in normalize(answer)
+def as_answered(claim: str, where: Range | None, answer: str) -> str:
+    """The judge's claim in the answer's own characters, `where` it was located: the judge read
+    the answer escaped, so `&lt;` in its quote is the answer's `<` (and `&amp;lt;` its literal
+    `&lt;`). A claim that is no quotation is compared as the judge meant it, unescaped."""
+    return answer[where[0] : where[1]] if where else unescape(claim)
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class ClaimComparison:
 
 
 def _overlap(judge: str, gold: str) -> int:
+    """How much of one claim the other holds; `judge` is in the answer's characters, as gold is."""
     a, b = normalize(judge), normalize(gold)
     if not a or not b:
         return 0
@@ -44,8 +48,11 @@ def _overlap(judge: str, gold: str) -> int:
 
 
 def compare_claims(judge: list[str], gold: list[str], answer: str) -> ClaimComparison:
+    # Verbatim but for case, spacing and edge punctuation, as the judge read it or as it is.
+    located = [locate(j, answer) for j in judge]
+    answered = [as_answered(j, where, answer) for j, where in zip(judge, located, strict=True)]
     pairs = sorted(
-        ((_overlap(j, g), ji, gi) for ji, j in enumerate(judge) for gi, g in enumerate(gold)),
+        ((_overlap(j, g), ji, gi) for ji, j in enumerate(answered) for gi, g in enumerate(gold)),
         reverse=True,
     )
     used_j: set[int] = set()
@@ -61,5 +68,5 @@ def compare_claims(judge: list[str], gold: list[str], answer: str) -> ClaimCompa
         matched=matched,
         missed=[g for gi, g in enumerate(gold) if gi not in used_g],
         extra=[j for ji, j in enumerate(judge) if ji not in used_j],
-        not_in_answer=[j for j in judge if not in_answer(j, answer)],
+        not_in_answer=[j for j, where in zip(judge, located, strict=True) if where is None],
     )

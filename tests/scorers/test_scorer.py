@@ -9,6 +9,8 @@ from inspect_ai.model import ContentReasoning, ContentText, ModelName, ModelOutp
 from inspect_ai.scorer import Metric, SampleScore, Target, Value
 from inspect_ai.solver import TaskState
 
+from farejudge.core.escaping import escape
+from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.evals.dataset import case_to_sample, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.scorers.claims import compare_claims
@@ -278,6 +280,21 @@ def test_claim_matching_is_one_to_one() -> None:
     cmp = compare_claims(["It costs $25", "costs $25."], ["costs $25"], answer)
     assert len(cmp.matched) == 1 and len(cmp.extra) == 1 and cmp.missed == []
     assert cmp.not_in_answer == []
+
+
+def test_a_quote_of_an_answer_that_says_an_entity_is_matched_through_the_escaping() -> None:
+    # Issue 26, finding 10: the answer literally says "&lt;FREE&gt;"; the judge read it escaped
+    # and quoted exactly what it read.
+    answer = "Children ride &lt;FREE&gt; & seniors pay $1 < $2."
+    gold = ["ride &lt;FREE&gt;", "pay $1 < $2"]
+    judge = [escape("Children ride &lt;FREE&gt;"), escape("seniors pay $1 < $2")]
+    cmp = compare_claims(judge, gold, answer)
+    assert cmp.not_in_answer == [] and cmp.missed == [] and cmp.extra == []
+    assert quote_overlap(judge, gold, answer) == SpanOverlap(
+        predicted=len("Children ride &lt;FREE&gt;") + len("seniors pay $1 < $2"),
+        gold=len("ride &lt;FREE&gt;") + len("pay $1 < $2"),
+        overlap=len("ride &lt;FREE&gt;") + len("pay $1 < $2"),
+    )
 
 
 def test_confusion_and_kappa_by_hand() -> None:
