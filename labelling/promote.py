@@ -13,16 +13,16 @@ as `<into>/../agreement/<release>.json` for the dataset card's agreement table.
 """
 
 import argparse
-import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from farejudge.core.atomic_files import write_text_atomic
 from farejudge.core.case_schema import Case, Verdict, case_problems
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import shown
+from farejudge.core.text_input import read_text, shown
 from farejudge.evals.dataset import case_files, load_cases
 from farejudge.labelling.draft_file import read_drafts, write_atomic
 from farejudge.labelling.label_file import latest_labels, read_labels
@@ -46,6 +46,12 @@ class AgreementRecord(BaseModel):
     a: str
     b: str
     cases: list[AgreedCase]
+
+
+def _one_line(err: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(map(str, e['loc'])) or 'record'}: {e['msg']}" for e in err.errors()
+    )
 
 
 def _verdict(label: Label) -> Verdict:
@@ -134,7 +140,7 @@ def promote(result: Promotion, into: Path) -> list[Path]:
     written: list[Path] = []
     for category in sorted({c.category for c in result.cases}):
         path = files.get(category, into / f"{category}.jsonl")
-        old = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        old = read_text(path).splitlines() if path.exists() else []
         new = [c.model_dump_json() for c in result.cases if c.category == category]
         write_atomic(path, [line for line in old if line.strip()] + new)
         written.append(path)
@@ -150,10 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--release", required=True, help="name of this release, e.g. 2026-12")
     args = parser.parse_args(argv)
     try:
+        agreement = read_text(args.agreement)
         try:
-            record = AgreementRecord.model_validate_json(args.agreement.read_text("utf-8"))
-        except (OSError, ValidationError) as err:
-            raise InputError([f"{args.agreement}: not an agreement record ({err})"]) from err
+            record = AgreementRecord.model_validate_json(agreement)
+        except ValidationError as err:
+            raise InputError(
+                [f"{args.agreement}: not an agreement record ({_one_line(err)})"]
+            ) from None
         adjudication = latest_labels(read_labels(args.adjudication)) if args.adjudication else {}
         result = decide(read_drafts(args.drafts), record, adjudication)
         kept = args.into.parent / "agreement" / f"{args.release}.json"
@@ -163,8 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as err:
         print(err, file=sys.stderr)
         return 2
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(args.agreement, kept)
+    write_text_atomic(kept, agreement)
     print(f"promoted {len(result.cases)} cases into {', '.join(shown(p) for p in written)}")
     print(f"agreement record kept as {shown(kept)}")
     for what, ids in (
