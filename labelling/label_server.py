@@ -8,6 +8,10 @@ rationale or rules. Each submitted label is appended to the annotator's labels f
 disk) before the page hears "saved", so stopping the server loses nothing submitted; started
 again on the same files, it resumes at the first draft without a label.
 
+Only the page itself can save: a POST must come from the server's own origin (its Origin
+header, or its Referer when there is none) and name it in Host. A connection has 10 seconds
+to send its request body, and at most 8 requests are handled at once; more wait their turn.
+
 Exit status: 0 stopped with Ctrl-C, 2 the input was unusable.
 """
 
@@ -17,6 +21,7 @@ import json
 import re
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,8 +35,14 @@ from pydantic import BaseModel, ValidationError
 from farejudge.core.case_schema import STRICT, NonEmpty
 from farejudge.core.errors import InputError
 from farejudge.core.package_data import DATASETS
+from farejudge.core.text_input import read_text
 from farejudge.labelling.draft_file import read_drafts
-from farejudge.labelling.label_file import append_label, latest_labels, read_labels
+from farejudge.labelling.label_file import (
+    append_label,
+    latest_labels,
+    read_labels,
+    recover_torn_tail,
+)
 from farejudge.labelling.records import Draft, Label, Span, span_problems
 
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -44,6 +55,10 @@ GUIDE_SECTIONS = ("Labeling guide", "Rule vocabulary")
 SHOWN_FIELDS = {"id", "question", "prior_turns", "passages", "answer"}
 # A label is a few hundred bytes; anything far larger is not one.
 MAX_BODY = 64 * 1024
+WORKERS = 8
+"""Requests handled at once; the page makes one or two at a time, and more wait their turn."""
+READ_TIMEOUT = 10.0
+"""Seconds a connection has to send a whole request body (and for each read of its head)."""
 ROUTES = {
     "/": ("label.html", "text/html; charset=utf-8"),
     "/label.js": ("label.js", "text/javascript; charset=utf-8"),
@@ -56,7 +71,9 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
     "frame-ancestors 'none'; form-action 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Not "no-referrer": under it a browser may send `Origin: null` with the page's own POST,
+    # which the origin check must refuse. Nothing the page loads is on another origin anyway.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -97,10 +114,7 @@ def _section(text: str, heading: str, path: Path) -> str:
 
 def read_guide(path: Path) -> Guide:
     """The labelling guide and rule vocabulary sections, and the rule ids the vocabulary defines."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError([f"{path}: {err.strerror}"]) from err
+    text = read_text(path, str(path))
     guide, vocabulary = (_section(text, heading, path) for heading in GUIDE_SECTIONS)
     rules = re.findall(r"^\| `([^`]+)` \|", vocabulary, re.M)
     if not rules:
@@ -129,6 +143,8 @@ class Session:
     annotator: str
     guide: Guide
     current: dict[str, Label]
+    recovered: str | None = None
+    """The one line saying a torn last line was moved out of the labels file, if one was."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def state(self) -> dict[str, Any]:
@@ -186,7 +202,10 @@ class Session:
         """The label checked, then on disk, and only then counted."""
         label = self._label(body)
         with self.lock:
-            append_label(self.labels_path, label)
+            try:
+                append_label(self.labels_path, label)
+            except OSError as err:
+                raise Rejected(500, f"{self.labels_path}: {err.strerror or err}") from None
             self.current[label.case_id] = label
         return label
 
@@ -196,27 +215,79 @@ def open_session(drafts: Path, labels: Path, annotator: str, guide: Path) -> Ses
     if not drafts.is_file():
         raise InputError([f"{drafts}: no such drafts file"])
     read = read_drafts(drafts)
+    # Before the first append: this server is the one process writing the labels file.
+    recovered = recover_torn_tail(labels)
     given = read_labels(labels)
     others = sorted({lab.annotator for lab in given} - {annotator})
     if others:
         # One file per annotator: counting someone else's labels would skip drafts.
         raise InputError([f"{labels}: holds labels by {', '.join(others)}, not {annotator}"])
-    return Session(read, labels, annotator, read_guide(guide), counted_labels(read, given))
+    current = counted_labels(read, given)
+    return Session(read, labels, annotator, read_guide(guide), current, recovered)
 
 
 class LabelServer(ThreadingHTTPServer):
-    def __init__(self, port: int, session: Session) -> None:
+    """One thread per request, at most `workers` at once; a connection waits in the listen
+    queue while they are all busy, and each has `read_timeout` seconds to send its body."""
+
+    # Connections beyond the busy workers wait in the kernel's queue instead of being refused.
+    request_queue_size = 64
+
+    def __init__(
+        self,
+        port: int,
+        session: Session,
+        workers: int = WORKERS,
+        read_timeout: float = READ_TIMEOUT,
+    ) -> None:
         self.session = session
+        self.read_timeout = read_timeout
         self.static = {route: (STATIC / name).read_bytes() for route, (name, _) in ROUTES.items()}
+        self._workers = threading.BoundedSemaphore(workers)
+        self._stopping = threading.Event()
         super().__init__((HOST, port), LabelHandler)
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.server_address[1]}/"
 
+    @property
+    def origins(self) -> set[str]:
+        """What the page's own requests send as Origin: the server as the page was opened."""
+        port = self.server_address[1]
+        return {f"http://{HOST}:{port}", f"http://localhost:{port}"}
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # Blocks accepting while every worker is busy; checks for shutdown while it waits.
+        while not self._workers.acquire(timeout=0.25):
+            if self._stopping.is_set():
+                self.shutdown_request(request)
+                return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._workers.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._workers.release()
+
+    def shutdown(self) -> None:
+        self._stopping.set()
+        super().shutdown()
+
 
 class LabelHandler(BaseHTTPRequestHandler):
     server: LabelServer
+
+    def setup(self) -> None:
+        super().setup()
+        # The socket's timeout bounds each read of the request's head; the body has a deadline.
+        self.connection.settimeout(self.server.read_timeout)
+        self.deadline = time.monotonic() + self.server.read_timeout
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         """Quiet: the annotator's terminal shows the URL and errors, not every request."""
@@ -240,6 +311,20 @@ class LabelHandler(BaseHTTPRequestHandler):
         if self.headers.get("Host") in {f"{HOST}:{port}", f"localhost:{port}"}:
             return True
         self._send_json(403, {"error": "this server answers only to its loopback address"})
+        return False
+
+    def _own_origin(self) -> bool:
+        # A page on any other site can POST here (a form, or fetch in no-cors mode) and the
+        # browser sends the request even though it hides the answer: only the server's own
+        # page may save. The page's fetch always sends Origin; Referer is the fallback.
+        origin = self.headers.get("Origin")
+        if origin is None and (referer := self.headers.get("Referer")) is not None:
+            parts = urlsplit(referer)
+            origin = f"{parts.scheme}://{parts.netloc}"
+        if origin in self.server.origins:
+            return True
+        sent = "no Origin or Referer" if origin is None else f"Origin {origin}"
+        self._send_json(403, {"error": f"labels are saved only from this server's page ({sent})"})
         return False
 
     def do_GET(self) -> None:
@@ -272,10 +357,32 @@ class LabelHandler(BaseHTTPRequestHandler):
             raise Rejected(411, "a Content-Length is required")
         if int(length) > MAX_BODY:
             raise Rejected(413, f"a label is at most {MAX_BODY} bytes")
-        return self.rfile.read(int(length))
+        return self._read(int(length))
+
+    def _read(self, length: int) -> bytes:
+        """The body, by the connection's deadline: a client sending it a byte at a time cannot
+        hold a worker for longer."""
+        chunks, left = [], length
+        try:
+            while left:
+                remaining = self.deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
+                self.connection.settimeout(remaining)
+                chunk = self.rfile.read1(left)
+                if not chunk:
+                    raise Rejected(400, f"the body ended {left} bytes short of its Content-Length")
+                chunks.append(chunk)
+                left -= len(chunk)
+        except TimeoutError:
+            seconds = f"{self.server.read_timeout:g}"
+            raise Rejected(408, f"the label did not arrive whole within {seconds} s") from None
+        finally:
+            self.connection.settimeout(self.server.read_timeout)
+        return b"".join(chunks)
 
     def do_POST(self) -> None:
-        if not self._trusted_host():
+        if not self._trusted_host() or not self._own_origin():
             return
         session = self.server.session
         try:
@@ -327,6 +434,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         print(f"judge-label: error: port {args.port}: {err.strerror or err}", file=sys.stderr)
         return EXIT_INPUT
+    if session.recovered is not None:
+        print(f"judge-label: {session.recovered}", file=sys.stderr)
     print(f"Labelling {args.drafts} as {args.annotator}, saving to {labels}")
     print(f"Open {server.url}  (Ctrl-C stops; every saved label is already on disk)", flush=True)
     try:
