@@ -5,7 +5,9 @@
     judge-compare logs/matrix --partial        # a --limit run on the cases it holds
 
 Exit status: 0 the gate passed, 1 it failed, 2 the input was unusable or the report could
-not be written. The report's files are replaced together or not at all.
+not be written. A log file found in a folder and not compared (unreadable, of another task)
+is named on stderr and in the report, and the rest are compared; a log named on the command
+line must be usable. The report's files are replaced together or not at all.
 """
 
 import argparse
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import GateResult, evaluate
-from farejudge.comparison.logs.frame import LogsError, load_runs
+from farejudge.comparison.logs.frame import LeftOut, LogsError, load_runs
 from farejudge.comparison.outputs import OutputError, write_together
 from farejudge.comparison.report import html, markdown
 from farejudge.comparison.report.document import Section
@@ -117,6 +119,10 @@ def _gate_lines(gate: GateResult) -> list[str]:
     )
 
 
+def _left_out_lines(left_out: Sequence[LeftOut]) -> list[str]:
+    return [f"judge-compare: left out {item.log}: {item.why}" for item in left_out]
+
+
 def _write_report(out: Path, text: str, page: str, parts: list[Section]) -> list[Path]:
     """report.md, report.html and the listing, replacing the previous three together."""
     try:
@@ -142,8 +148,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         if not 0 < args.target_recall <= 1:
             raise UsageError(f"--target-recall {args.target_recall}: must be in (0, 1]")
         allowed = _allowed(args.allow, args.allow_file)
+        runs = load_runs(args.logs)
+        # Named before anything else can fail: a file left out is news whatever follows.
+        for line in _left_out_lines(runs.left_out):
+            print(line, file=sys.stderr)
         report = build_report(
-            load_runs(args.logs),
+            runs,
             resamples=args.resamples,
             seed=args.seed,
             partial=args.partial,
@@ -165,7 +175,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             except OSError as err:
                 raise UsageError(f"--suspects-out {args.suspects_out}: {err.strerror}") from err
             suspects = export_lines(export, args.suspects_out)
-    except (UsageError, LogsError, OutputError) as err:
+    except LogsError as err:
+        lines = [*_left_out_lines(err.left_out), f"judge-compare: error: {err}"]
+        print("\n".join(lines), file=sys.stderr)
+        return EXIT_INPUT
+    except (UsageError, OutputError) as err:
         print(f"judge-compare: error: {err}", file=sys.stderr)
         return EXIT_INPUT
     if not args.quiet:

@@ -17,12 +17,19 @@ runs may not.
 A sharded run (`judge-matrix --shard i/N`) is its shards' logs joined: it is incomplete
 while a shard is missing, and when its logs may judge a case twice (shards of two splits, or
 an unsharded log beside shard logs of the same run).
+
+A log file left out of the comparison (empty, truncated, damaged, unreadable) makes it
+incomplete too: one whose header names a compared run's version and model is that run's (a
+shard of it, a retry), and one whose header cannot be read may hold a run the comparison
+lacks, so it holds the gate as well. Only a file read whole and shown not to be a log of the
+task (another task's log, a whole JSON document or zip archive with no Inspect log in it) is
+listed and fails nothing.
 """
 
 from dataclasses import dataclass
 
 from farejudge.comparison.figures import Report, RunSummary, held_cases
-from farejudge.comparison.logs.frame import Coverage
+from farejudge.comparison.logs.frame import Coverage, LeftOut
 from farejudge.core.shards import Shard
 
 
@@ -171,6 +178,28 @@ def _not_judged(report: Report, key: tuple[str, str], status: str, log: str) -> 
     )
 
 
+_REPLACE = "replace it with a whole copy, or remove it, and compare again"
+
+
+def _left_out(item: LeftOut, compared: set[tuple[str, str]]) -> Violation:
+    """The line of a left-out file that may hold results the comparison lacks."""
+    if item.run in compared:
+        version, model = item.run
+        reason = (
+            f"incomplete: {version} with {model}: its log {item.log} is left out, "
+            f"{item.why}; {_REPLACE}"
+        )
+        return Violation(case="", model=model, version=version, reason=reason, incomplete=True)
+    holds = (
+        f"it holds the {item.run[0]} run with {item.run[1]}, which nothing here compares"
+        if item.run
+        else "it may hold a run this comparison lacks"
+    )
+    reason = f"incomplete: {item.log} is left out, {item.why}: {holds}; {_REPLACE}"
+    version, model = item.run or ("", "")
+    return Violation(case="", model=model, version=version, reason=reason, incomplete=True)
+
+
 def _incomplete(report: Report) -> list[Violation]:
     """Runs that lack results for reasons that are not the judge's: nothing is known there."""
     logs = report.runs.logs
@@ -194,6 +223,7 @@ def _incomplete(report: Report) -> list[Violation]:
         for model in report.runs.models
         if (newest, model) not in ran
     ]
+    found += [_left_out(item, ran) for item in report.runs.left_out if item.holds_gate]
     # A pinned case the run's own case set holds is named in the run's line above; these are
     # the ones a run lacks, or a missing run would lack, while another compared run holds them.
     found += [

@@ -18,7 +18,8 @@ from fsspec.core import url_to_fs
 from numpy.typing import NDArray
 
 from farejudge.comparison.logs.headers import Usage, list_logs, read_header
-from farejudge.comparison.logs.json_stream import JsonStreamError, array_items, member_items
+from farejudge.comparison.logs.json_stream import array_items, member_items
+from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, another_task, diagnose
 from farejudge.core.shards import Shard, parse_shard
 
 TASK = "judge_groundedness"
@@ -27,8 +28,36 @@ SPAN_COUNTS = ("span_judge_chars", "span_gold_chars", "span_overlap_chars")
 """The scorer's character counts behind span precision and recall."""
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    """A log file found and not compared: it could not be read, or is not a log of the task.
+
+    It holds the gate INCOMPLETE unless it was read whole and is not a log of the task
+    (`Unusable.settled`): a file that could not be read whole may hold a run, or part of
+    one, that the comparison lacks. `run` ties it to a compared run where its header could be
+    read; a file with no readable header is tied to none and holds the gate all the same.
+
+    A log that reads but whose run has not finished (still going, or stopped) is not left
+    out: it is compared on the samples it holds, and the gate calls its run incomplete.
+    """
+
+    log: str
+    why: Unusable
+    run: tuple[str, str] | None = None
+    """The version and model its header names, if its header could be read."""
+
+    @property
+    def holds_gate(self) -> bool:
+        return not self.why.settled
+
+
 class LogsError(Exception):
     """The logs cannot be compared; the message says why in one line."""
+
+    def __init__(self, message: str, left_out: Sequence[LeftOut] = ()) -> None:
+        super().__init__(message)
+        self.left_out = list(left_out)
+        """The files left out before the comparison gave up, for the caller to name."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +120,8 @@ class Runs:
     log_files: dict[tuple[str, str], list[tuple[str, frozenset[str]]]] = field(default_factory=dict)
     """(version, model) → each log file the run joins, with the cases it was given; the
     best-ranked log last. A run absent here is in one file, its `logs` row's log."""
+    left_out: list[LeftOut] = field(default_factory=list)
+    """The files found in the folders given and not compared, in the order they were found."""
 
     def sample_log(self, key: tuple[str, str], case: str) -> str:
         """The log file that holds `case` of the run `key`: its shard's, for a sharded run."""
@@ -113,18 +144,28 @@ def _floats(column: pd.Series) -> NDArray[np.float64]:
     return values
 
 
-def _log_files(paths: Sequence[str]) -> list[str]:
-    """The log files at `paths` (files, or folders searched recursively), local or remote."""
-    found: list[str] = []
+def _log_files(paths: Sequence[str]) -> dict[str, bool]:
+    """The log files at `paths` (files, or folders searched recursively), local or remote,
+    each with whether it was named itself: such a log must be used, or it is an error."""
+    found: dict[str, bool] = {}
     for path in paths:
         fs, bare = url_to_fs(path)
         if not fs.exists(bare):
             raise LogsError(f"{path}: no such log file or folder")
         if fs.isdir(bare):
-            found += list_logs(path)
+            for log in list_logs(path):
+                found.setdefault(log, False)
         elif path.endswith(_LOG_SUFFIXES):
-            found.append(path)
+            found[path] = True
+        else:
+            raise LogsError(f"{path}: not a log (an Inspect log is a .eval or .json file)")
     return found
+
+
+def _leave_out(item: LeftOut, named: bool, left_out: list[LeftOut]) -> None:
+    if named:
+        raise LogsError(f"{item.log}: cannot compare it: {item.why}", left_out)
+    left_out.append(item)
 
 
 def _header_record(location: str) -> dict[str, Any]:
@@ -163,19 +204,28 @@ def _shard(location: str, value: object) -> Shard | None:
         raise LogsError(f"{location}: its eval metadata's shard: {err}") from err
 
 
-def _read_evals(paths: Sequence[str]) -> pd.DataFrame:
+def _read_evals(paths: Sequence[str]) -> tuple[pd.DataFrame, list[LeftOut]]:
+    """Every log's header, and the files left out: unreadable, or of another task."""
     files = _log_files(paths)
     if not files:
         raise LogsError(f"no Inspect logs in {', '.join(paths)}")
-    try:
-        # Objects kept as they are: a frame would turn a column of ints and Nones to floats.
-        evals = pd.DataFrame([_header_record(f) for f in files], dtype=object)
-    except (OSError, ValueError, zipfile.BadZipFile) as err:
-        raise LogsError(f"cannot read the logs in {', '.join(paths)}: {err}") from err
-    evals = evals[[str(task).split("/")[-1] == TASK for task in evals["task"]]]
-    if evals.empty:
-        raise LogsError(f"no {TASK} logs in {', '.join(paths)}")
-    return evals
+    records: list[dict[str, Any]] = []
+    left_out: list[LeftOut] = []
+    for location, named in files.items():
+        try:
+            record = _header_record(location)
+        except READ_ERRORS as err:
+            _leave_out(LeftOut(location, diagnose(location, err, TASK)), named, left_out)
+            continue
+        if str(record["task"]).split("/")[-1] == TASK:
+            records.append({**record, "named": named})
+        else:
+            _leave_out(LeftOut(location, another_task(str(record["task"]))), named, left_out)
+    if not records:
+        found = f": each log found is left out ({len(left_out)})" if left_out else ""
+        raise LogsError(f"no {TASK} logs in {', '.join(paths)}{found}", left_out)
+    # Objects kept as they are: a frame would turn a column of ints and Nones to floats.
+    return pd.DataFrame(records, dtype=object), left_out
 
 
 def _choose_logs(evals: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
@@ -480,26 +530,50 @@ def _overlapping(shards: Sequence[Shard | None]) -> bool:
     return len(shards) > 1 and (None in shards or len({s.count for s in shards if s}) > 1)
 
 
+def _chosen_samples(
+    evals: pd.DataFrame, left_out: list[LeftOut]
+) -> tuple[pd.DataFrame, list[str], list[pd.DataFrame]]:
+    """The logs chosen for each run, the notes on choosing them, and their samples.
+
+    A chosen log whose samples cannot be read is left out and its run chosen again without
+    it, so another log of the same shard, if any, stands in; each log is read once.
+    """
+    read: dict[str, pd.DataFrame] = {}
+    while True:
+        notes: list[str] = []
+        chosen = _choose_logs(evals, notes)
+        unread = []
+        for row in chosen.itertuples():
+            location = str(row.log)
+            if location in read:
+                continue
+            try:
+                read[location] = _read_samples(location, str(row.eval_id))
+            except READ_ERRORS as err:
+                why = diagnose(location, err, TASK, reading="its samples")
+                run = (str(row.version), str(row.model))
+                _leave_out(LeftOut(location, why, run), bool(row.named), left_out)
+                unread.append(location)
+        if not unread:
+            return chosen, notes, [read[str(location)] for location in chosen["log"]]
+        evals = evals[~evals["log"].isin(unread)]
+        if evals.empty:
+            raise LogsError(f"no {TASK} log left to compare: each is left out", left_out)
+
+
 def load_runs(paths: Sequence[str]) -> Runs:
     """Read every judge_groundedness log under `paths` (log files or folders, local or on any
     filesystem Inspect reads, s3:// too): every header, then each chosen log's samples once.
     The shards of a run (`judge-matrix --shard`) are joined into one run."""
-    notes: list[str] = []
-    evals = _read_evals(paths)
+    evals, left_out = _read_evals(paths)
     missing_version = evals["version"].isna()
     if missing_version.any():
         raise LogsError(
             f"{Path(evals[missing_version]['log'].iloc[0]).name}: no prompt_version in the "
             "eval metadata; was it written by this project's task?"
         )
-    chosen = _choose_logs(evals, notes)
+    chosen, notes, frames = _chosen_samples(evals, left_out)
     measured = _measured(chosen)
-    frames = []
-    for row in chosen.itertuples():
-        try:
-            frames.append(_read_samples(str(row.log), str(row.eval_id)))
-        except (OSError, zipfile.BadZipFile, JsonStreamError) as err:
-            raise LogsError(f"{row.log}: cannot read its samples: {err}") from err
     raw = pd.concat(frames, ignore_index=True)
     if raw.empty:
         raise LogsError("the logs hold no samples")
@@ -558,6 +632,7 @@ def load_runs(paths: Sequence[str]) -> Runs:
         models=sorted(set(chosen["model"].astype(str))),
         pinned={v: list(cases) for v, cases in manifest["pinned"].items()},
         notes=notes,
+        left_out=left_out,
         log_files={
             key: [
                 (str(location), coverage[i].selected)

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
 
 _HEADER = "header.json"
+_START = "_journal/start.json"
+HEADER_MEMBERS = (_HEADER, _START)
+"""The members a .eval log's header is read from: a finished run's, or a running one's."""
 # Inspect's rule (its is_log_file): any .eval file, and a .json file only if
 # named like a log (a timestamp first), so eval-set.json and logs.json are not logs.
 _JSON_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
@@ -102,22 +105,27 @@ def read_header(location: str) -> Header:
     if location.endswith(".eval"):
         fs, path = url_to_fs(location)
         with fs.open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
-            if _HEADER in archive.namelist():
-                data = _json(archive.read(_HEADER), location)
-                if data.get("eval", {}).get("eval_id"):
+            names = archive.namelist()
+            if _HEADER in names:
+                data = _json(archive.read(_HEADER))
+                spec = data.get("eval")
+                if isinstance(spec, dict) and spec.get("eval_id"):
                     return _header(data)
+            elif _START not in names:
+                # Inspect would raise a KeyError naming the member.
+                raise ValueError(f"no {_HEADER} and no {_START} in it")
     from inspect_ai.log import read_eval_log
 
     return header_of(read_eval_log(location, header_only=True))
 
 
-def _json(data: bytes, location: str) -> dict[str, Any]:
+def _json(data: bytes) -> dict[str, Any]:
     try:
         found = json.loads(data)
     except ValueError as err:
-        raise JsonStreamError(f"{location}: {_HEADER}: {err}") from err
+        raise JsonStreamError(f"{_HEADER}: {err}") from err
     if not isinstance(found, dict):
-        raise JsonStreamError(f"{location}: {_HEADER} is not a JSON object")
+        raise JsonStreamError(f"{_HEADER} is not a JSON object")
     return found
 
 

@@ -11,6 +11,7 @@ from farejudge.comparison.figures import (
     relation_changes,
 )
 from farejudge.comparison.gate import GateResult
+from farejudge.comparison.logs.frame import LeftOut
 from farejudge.comparison.report.document import Section, Table, bad, good, interval
 from farejudge.comparison.report.graded_sections import graded_sections
 from farejudge.comparison.report.panel_sections import panel_sections
@@ -30,6 +31,53 @@ def _partial(gate: GateResult) -> list[str]:
     ]
 
 
+LEFT_OUT_LIST = "left_out"
+
+
+def _run(item: LeftOut, compared: set[tuple[str, str]]) -> str:
+    if item.run is None:
+        return "—" if item.why.settled else "unknown: no header read"
+    version, model = item.run
+    return f"{version} with {model}" + ("" if item.run in compared else " (not compared)")
+
+
+def _left_out(report: Report) -> list[Table]:
+    """The files found and not compared, with why: said at the top, since a figure below may
+    lack what one of them holds."""
+    left_out = report.runs.left_out
+    if not left_out:
+        return []
+    compared = {
+        (str(v), str(m))
+        for v, m in zip(report.runs.logs["version"], report.runs.logs["model"], strict=True)
+    }
+    rows = [
+        [
+            item.log,
+            item.why.reason,
+            item.why.detail,
+            _run(item, compared),
+            bad("INCOMPLETE") if item.holds_gate else "none",
+        ]
+        for item in left_out
+    ]
+    return [
+        Table(
+            ["File", "Left out", "Why", "Run", "Gate"],
+            rows,
+            caption=(
+                f"Left out: {len(left_out)} log file(s) found and not compared. A file left "
+                "out makes the gate INCOMPLETE: one whose header names a compared run is part "
+                "of that run, and one whose header cannot be read may hold a run this "
+                "comparison lacks. Only a file read whole and shown not to be a "
+                "judge_groundedness log (another task's log; a whole JSON document or zip "
+                "archive with no Inspect log in it) fails nothing."
+            ),
+            listing=LEFT_OUT_LIST,
+        )
+    ]
+
+
 def _header(report: Report, gate: GateResult) -> Section:
     runs = report.runs
     cases = runs.samples["case"].nunique()
@@ -44,6 +92,7 @@ def _header(report: Report, gate: GateResult) -> Section:
             f"Cases: {cases}; epochs per run: {', '.join(str(e) for e in epochs)}",
             "Logs: " + ", ".join(sorted({Path(str(p)).name for p in runs.logs["log"]})),
         ],
+        tables=_left_out(report),
     )
 
 
