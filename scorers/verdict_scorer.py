@@ -7,7 +7,7 @@ from typing import Protocol, cast
 
 from inspect_ai.event import ErrorEvent
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ModelOutput
+from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
@@ -158,16 +158,45 @@ def _value(
     }
 
 
+# Inspect's kinds of stop detail that say the provider, or the model, declined to answer.
+_REFUSAL_DETAILS = ("refusal", "content_filter")
+
+
+def refusal(output: ModelOutput) -> str | None:
+    """The judge's refusal in words, quoting what it said; None where it did not refuse.
+
+    Inspect marks one three ways: the stop reason `content_filter` (a provider's filter, and
+    Anthropic's `refusal` stop reason), the stop details' type `refusal` (OpenAI's `refusal`
+    field, in Chat Completions and the Responses API, under the stop reason `stop`), and the
+    text parts it made of a refusal (`ContentText.refusal`).
+    """
+    choice = output.choices[0]
+    detail = choice.stop_details
+    content = choice.message.content
+    parts = [
+        c.text
+        for c in ([] if isinstance(content, str) else content)
+        if isinstance(c, ContentText) and c.refusal
+    ]
+    marked = detail is not None and detail.type in _REFUSAL_DETAILS
+    if output.stop_reason != "content_filter" and not marked and not parts:
+        return None
+    # The refusal's own text first; a filter's error; what came back of the reply, last.
+    said = (detail.explanation if detail else None) or "\n".join(parts) or output.error
+    said = " ".join((said or output.completion).split())
+    kind = f"refusal ({detail.category})" if detail and detail.category else "refusal"
+    return f'{kind}: "{said}"' if said else f"{kind}, with no text"
+
+
 def output_failure(output: ModelOutput) -> str | None:
     """Why the judge's output is a failure before its text is read, if it is one."""
     if output.empty:
         # The sample ended (a limit, say) before the judge answered.
         return "no reply from the judge"
-    if output.stop_reason == "content_filter":
-        # The provider withheld or cut the reply; whatever text came back is not a verdict.
-        detail = output.choices[0].stop_details
-        why = (detail.explanation if detail else None) or output.error
-        return "refusal" + (f": {why}" if why else "")
+    # Whatever text came back of a refusal is not a verdict.
+    refused = refusal(output)
+    if refused is not None:
+        return refused
     if output.error:
         return f"provider error: {output.error}"
     return None
