@@ -2,7 +2,8 @@
 
 What the judge says, or fails to say, is its behaviour and is scored. A provider that could
 not be reached, or refused the request, is not: the sample errors (Inspect lists it with its
-cause and `inspect eval-retry` judges it again) instead of counting against the judge.
+cause and `inspect eval-retry` judges it again) instead of counting against the judge. So is
+a prompt longer than the judge's context window, which Inspect hands back as a reply.
 """
 
 from inspect_ai.model import ModelRefusalError, get_model
@@ -10,7 +11,11 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import LimitExceededError
 
 from farejudge.core.inspect_internals import TerminateSampleError
-from farejudge.evals.provider_errors import JudgeUnreachable, describe_provider_error
+from farejudge.evals.provider_errors import (
+    JudgeUnreachable,
+    describe_provider_error,
+    prompt_overflow,
+)
 from farejudge.evals.retry_policy import leave_retries_to_inspect
 from farejudge.evals.schema_check import SchemaCheck
 from farejudge.evals.verdict_schema import Constrained, schema_mode
@@ -41,8 +46,9 @@ def judge_generate(constrained: Constrained = None) -> Solver:
         state.metadata["schema_mode"] = mode
         try:
             if mode == "off":
-                return await generate(state)
-            return await schema_check.generate(state, generate, mode)
+                state = await generate(state)
+            else:
+                state = await schema_check.generate(state, generate, mode)
         # Inspect ends a sample by raising these through the solver; they are not the judge's.
         except (LimitExceededError, TerminateSampleError, JudgeUnreachable):
             raise
@@ -52,5 +58,9 @@ def judge_generate(constrained: Constrained = None) -> Solver:
             return state
         except Exception as err:
             raise JudgeUnreachable(describe_provider_error(err)) from None
+        overflow = prompt_overflow(state.output)
+        if overflow is not None:
+            raise JudgeUnreachable(overflow)
+        return state
 
     return solve

@@ -5,6 +5,7 @@ provider's exception, so Inspect records a sample error (retried by `inspect eva
 whose message names the cause and quotes no credential.
 """
 
+from inspect_ai.model import ModelOutput
 from tenacity import RetryError
 
 from farejudge.core.credentials import redact_secrets
@@ -15,6 +16,7 @@ __all__ = [
     "JudgeUnreachable",
     "SchemaRejected",
     "describe_provider_error",
+    "prompt_overflow",
     "provider_text",
     "redact_secrets",
 ]
@@ -34,6 +36,11 @@ def provider_text(err: BaseException) -> tuple[BaseException, str, int | None]:
     return err, str(err) or repr(err), status if isinstance(status, int) else None
 
 
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text[:_MAX_ERROR_CHARS] + "..." if len(text) > _MAX_ERROR_CHARS else text
+
+
 def describe_provider_error(err: BaseException) -> str:
     """One line naming a provider fault, short enough to read in the viewer's sample list."""
     attempts = ""
@@ -44,10 +51,25 @@ def describe_provider_error(err: BaseException) -> str:
     cause, text, status = provider_text(err)
     if status is not None and str(status) not in text:
         text = f"HTTP {status}: {text}"
-    text = " ".join(text.split())
-    if len(text) > _MAX_ERROR_CHARS:
-        text = text[:_MAX_ERROR_CHARS] + "..."
-    return redact_secrets(f"{type(cause).__name__}: {text}{attempts}")
+    return redact_secrets(f"{type(cause).__name__}: {_one_line(text)}{attempts}")
+
+
+def prompt_overflow(output: ModelOutput) -> str | None:
+    """The provider's words where it refused the prompt as longer than the model's context
+    window; None for any other output.
+
+    Inspect turns that refusal into a reply: Anthropic's HTTP 400 "prompt is too long" (and 413)
+    and OpenAI's `context_length_exceeded` become an output with the stop reason `model_length`
+    whose text is the provider's message (Anthropic's with `error` set), and so does the
+    in-process gguf/ provider's overflow. No token was generated, so there is no usage; a
+    reply cut off at the context window mid-generation has one, and is the judge's.
+    """
+    if output.empty or output.stop_reason != "model_length":
+        return None
+    if output.error is None and output.usage is not None:
+        return None
+    said = output.completion or output.error or "no message"
+    return redact_secrets(f"the prompt does not fit the judge's context window: {_one_line(said)}")
 
 
 class JudgeUnreachable(RuntimeError):
