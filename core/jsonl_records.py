@@ -205,14 +205,17 @@ def iter_records(
     id_field: str = "id",
     check: Problems[M] | None = None,
     unique: bool = True,
+    seen: FirstSeen | None = None,
 ) -> Iterator[tuple[str, M]]:
     """Every valid record with where it is ("file:line"), in file and line order, one at a
     time; every problem goes to `report` as it is found. A file with no records is a problem:
     it is a mistake, not data. `kind` names the records in that message ("cases", "labels").
-    With `unique`, a record whose id an earlier one has is a problem, and only the first comes.
+    With `unique`, a record whose id an earlier one has is a problem, and only the first comes;
+    the ids go into `seen` when given, for a caller that goes on checking ids after the files
+    (its values are these files' positions).
     """
     files = list(files)
-    first = FirstSeen()
+    first = FirstSeen() if seen is None else seen
     for index, path in enumerate(files):
         found = 0
 

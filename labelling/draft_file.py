@@ -5,7 +5,7 @@ from pathlib import Path
 
 from farejudge.core.atomic_files import atomic_output
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import Report, iter_records
+from farejudge.core.jsonl_records import FirstSeen, Report, iter_records
 from farejudge.labelling.records import Draft, content_hash
 
 
@@ -16,9 +16,10 @@ def _hash_problems(draft: Draft) -> list[tuple[str, str]]:
     return []
 
 
-def iter_drafts(path: Path, report: Report) -> Iterator[Draft]:
-    """The drafts one at a time, each problem with the file reported as it is found."""
-    for _, draft in iter_records([path], Draft, "drafts", report, check=_hash_problems):
+def iter_drafts(path: Path, report: Report, ids: FirstSeen | None = None) -> Iterator[Draft]:
+    """The drafts one at a time, each problem with the file reported as it is found; each id
+    goes into `ids` when given."""
+    for _, draft in iter_records([path], Draft, "drafts", report, check=_hash_problems, seen=ids):
         yield draft
 
 

@@ -215,8 +215,7 @@ def _into(out: IO[str], args: argparse.Namespace, mapping: IntakeMapping) -> Int
         out.write(draft.model_dump_json() + "\n")
 
     if args.out.exists():
-        for draft in iter_drafts(args.out, problems):
-            drafted.first(draft.id, 0)
+        for draft in iter_drafts(args.out, problems, drafted):
             write(draft)
         if problems.count:
             raise _Failed

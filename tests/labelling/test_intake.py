@@ -246,3 +246,19 @@ def test_a_killed_intake_leaves_the_drafts_file_as_it_was(tmp_path: Path) -> Non
         child.send_signal(signal.SIGKILL)
         child.wait()
     assert drafts.read_bytes() == before
+
+
+def test_a_drafts_file_with_a_repeated_draft_is_refused_naming_both_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "drafts.jsonl"
+    assert main([str(LOG), "--mapping", str(MAPPING), "--out", str(out)]) == 0
+    first = out.read_text(encoding="utf-8").splitlines()[0]
+    out.write_text(f"{first}\n{first}\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main([str(LOG), "--mapping", str(MAPPING), "--out", str(out)]) == 2
+    draft_id = json.loads(first)["id"]
+    assert capsys.readouterr().err == (
+        f"{out}:2: case {draft_id!r}: field 'id': duplicate of {out}:1\n"
+    )
+    assert out.read_text(encoding="utf-8") == f"{first}\n{first}\n"
