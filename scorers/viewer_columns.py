@@ -45,9 +45,14 @@ def outcome(value: Mapping[str, float]) -> str:
     return "missed" if value["gold_ungrounded"] else "false alarm"
 
 
+# What a reader needs of P(ungrounded) in the sample list. The score's `p_ungrounded` keeps
+# the exact value: judge-compare ranks and calibrates on it, and rounding would tie cases.
+SHOWN_DECIMALS = 2
+
+
 def review_fields(
     value: Mapping[str, float], verdict: str, metadata: Mapping[str, Any]
-) -> dict[str, str]:
+) -> dict[str, str | float]:
     """The sample-list columns of one scored case: `value` is the verdict scorer's numbers,
     `verdict` its answer, `metadata` the sample's."""
     said = outcome(value)
@@ -58,8 +63,11 @@ def review_fields(
         "gold": "ungrounded" if value["gold_ungrounded"] else "grounded",
         "verdict": verdict,
         "outcome": said,
-        # The input is the rendered prompt, instructions first: the question reads better.
-        "question": str(metadata["question"]),
+        # A number still, so that the column sorts and filters as one (NaN where none).
+        "p_shown": round(value["p_ungrounded"], SHOWN_DECIMALS),
+        # The input is the rendered prompt, instructions first: the question reads better. On
+        # one line (the sample's metadata and input keep its line breaks).
+        "question": " ".join(str(metadata["question"]).split()),
         **({key: str(metadata[key]) for key in DERIVATION} if derived else {}),
     }
 
@@ -85,8 +93,8 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 _column("gold"),
                 _column("verdict"),
                 _column("outcome"),
-                # The judge's graded score (scorers/graded.py); NaN where it has none.
-                _column("p_ungrounded"),
+                # The judge's graded score (scorers/graded.py), rounded; NaN where it has none.
+                _column("p_shown"),
                 _column("question"),
                 TaskSamplesColumn(id="input", visible=False),
                 # The gold JSON and the verdict label, already shown above in words.
@@ -95,6 +103,7 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 # The numbers the metrics read, last. Inspect's viewer (0.3.285) still shows
                 # every key of a score until the reader unticks it under Columns.
                 *[_column(key, visible=False) for key in Counts.__annotations__],
+                _column("p_ungrounded", visible=False),
                 _column("graded_source", visible=False),
             ],
             # Alphabetically descending, disagreements ("missed", "judge failure", "false alarm")
@@ -110,7 +119,8 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 "gold": "Gold verdict",
                 "verdict": "Judge verdict",
                 "outcome": "Outcome vs gold",
-                "p_ungrounded": "P(ungrounded)",
+                "p_shown": "P(ungrounded)",
+                "p_ungrounded": "P(ungrounded), exact",
                 "question": "Rider's question",
                 "relation": "Relation",
                 "derived_from": "Derived from",

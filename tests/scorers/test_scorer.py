@@ -67,6 +67,7 @@ def test_agreeing_ungrounded_verdict_with_longer_quoted_claim() -> None:
     assert isinstance(score.value, dict)
     # A hand-made state asked for no graded score.
     assert math.isnan(cast(float, score.value.pop("p_ungrounded")))
+    assert math.isnan(cast(float, score.value.pop("p_shown")))
     assert score.value == {
         "graded_source": "none",
         "agree": 1,
@@ -80,7 +81,7 @@ def test_agreeing_ungrounded_verdict_with_longer_quoted_claim() -> None:
         "span_judge_chars": 48,
         "span_gold_chars": 30,
         "span_overlap_chars": 30,
-        # What the viewer's sample list shows (scorers/review.py).
+        # What the viewer's sample list shows (scorers/viewer_columns.py).
         "category": "price",
         "gold": "ungrounded",
         "verdict": "ungrounded (1 claim)",

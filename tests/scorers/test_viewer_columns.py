@@ -1,12 +1,13 @@
 """The review columns of the verdict score and the viewer's sample list: category, gold,
 verdict, outcome."""
 
+import math
 from pathlib import Path
 
 from inspect_ai.viewer import TaskSamplesView
 
 from farejudge.evals.dataset import load_cases
-from farejudge.scorers.viewer_columns import OUTCOME_ROLES, VERDICT_SCORER
+from farejudge.scorers.viewer_columns import OUTCOME_ROLES, VERDICT_SCORER, review_fields
 from tests.support.scripted_cases import FIXTURE_CASES, run_version
 
 
@@ -62,3 +63,14 @@ def test_viewer_sample_list_shows_the_review_columns(tmp_path: Path) -> None:
     for key in ["category", "gold", "verdict", "outcome"]:
         assert f"score__{VERDICT_SCORER}__{key}" in visible
     assert view.score_color_scales == {"outcome": OUTCOME_ROLES}
+
+
+def test_the_sample_list_shows_p_ungrounded_rounded_and_the_question_on_one_line() -> None:
+    # Issue 26, finding 11: normalising two logprobs leaves float noise in the exact value.
+    value = {"judge_failure": 0, "agree": 1, "gold_ungrounded": 0, "p_ungrounded": 0.0301 + 1e-17}
+    metadata = {"category": "price", "question": "How much?\n\n1. For kids\n2. For seniors"}
+    fields = review_fields(value, "grounded", metadata)
+    assert fields["p_shown"] == 0.03
+    assert fields["question"] == "How much? 1. For kids 2. For seniors"
+    failed = review_fields({**value, "p_ungrounded": math.nan}, "judge failure", metadata)
+    assert math.isnan(float(failed["p_shown"]))
