@@ -38,6 +38,9 @@ def _atomic(path: Path, *, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file private (0600); the file keeps the mode it had, and a new one
+        # gets what open() would give it.
+        os.fchmod(handle, _mode_for(path))
         out: IO[str] | IO[bytes] = (
             os.fdopen(handle, "wb")
             if binary
@@ -63,3 +66,12 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     """`path.write_bytes(data)`, whole or not at all."""
     with atomic_binary_output(path) as out:
         out.write(data)
+
+
+def _mode_for(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

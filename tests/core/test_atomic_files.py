@@ -37,3 +37,18 @@ def test_a_full_disk_leaves_no_empty_file(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(OSError, match="No space left"):
         write_text_atomic(target, "x" * 10_000)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_keeps_its_mode_and_a_new_one_gets_the_usual(tmp_path: Path) -> None:
+    kept = tmp_path / "labels.jsonl"
+    kept.write_text("old\n", encoding="utf-8")
+    kept.chmod(0o640)
+    write_text_atomic(kept, "new\n")
+    assert kept.stat().st_mode & 0o777 == 0o640
+    umask = os.umask(0o022)
+    try:
+        fresh = tmp_path / "report.md"
+        write_text_atomic(fresh, "x")
+    finally:
+        os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o644
