@@ -27,7 +27,10 @@ from tests.support.cli import REPO_ROOT, Run
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess]
 
 # What a build leaves in a checkout, and what is not the project's at all.
-NOT_SOURCE = ("build", "*.egg-info", ".git", "__pycache__", ".*_cache", "logs", "reports")
+# Anywhere in the tree: caches and build metadata.
+NOT_SOURCE = ("*.egg-info", ".git", "__pycache__", ".*_cache")
+# At the top only: a run's output folders (comparison/logs/ is code, not a run's logs).
+NOT_SOURCE_AT_TOP = {"build", "logs", "reports", "site"}
 # Package data: the checkout folder, and where the wheel installs it.
 DATA_FOLDERS = {"prompts": "farejudge/prompts", "datasets": "farejudge/datasets"}
 
@@ -72,7 +75,13 @@ def build_wheel(dist: Path) -> Path:
     pass for a file the package configuration ships.
     """
     source = dist.parent / "source"
-    shutil.copytree(REPO_ROOT, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    anywhere = shutil.ignore_patterns(*NOT_SOURCE)
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        at_top = NOT_SOURCE_AT_TOP.intersection(names) if Path(folder) == REPO_ROOT else set()
+        return set(anywhere(folder, names)) | at_top
+
+    shutil.copytree(REPO_ROOT, source, ignore=ignore)
     pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
     _checked(*pip, "-w", str(dist), str(source))
     (wheel,) = dist.glob("*.whl")
