@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +124,26 @@ def test_the_wheel_carries_every_prompt_and_data_file(installed: Installed) -> N
         pytest.skip("not a git checkout")
     expected = {
         f"{DATA_FOLDERS[path.split('/', 1)[0]]}/{path.split('/', 1)[1]}" for path in tracked
+    }
+    members = set(zipfile.ZipFile(installed.wheel).namelist())
+    assert sorted(expected - members) == []
+
+
+def test_the_wheel_carries_every_module(installed: Installed) -> None:
+    # Each subpackage must be listed in pyproject.toml's packages: one left out installs
+    # without complaint and fails only when a command imports it.
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    tracked = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    expected = {
+        f"{package.replace('.', '/')}/{path.removeprefix(folder + '/')}"
+        for package, folder in mapping.items()
+        for path in tracked
+        if path.startswith(folder + "/")
     }
     members = set(zipfile.ZipFile(installed.wheel).namelist())
     assert sorted(expected - members) == []
