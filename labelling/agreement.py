@@ -25,7 +25,7 @@ def gold_label(case: Case) -> Label:
     """A gold case's verdict as a label, its claims located in the answer."""
     spans = []
     for claim in case.label.unsupported_claims:
-        start, end = locate(claim, case.answer) or (0, 0)  # verbatim: the schema checks it
+        start, end = locate(claim, case.answer, escaped=False) or (0, 0)  # verbatim (schema)
         spans.append(Span(start=start, end=end, text=case.answer[start:end]))
     return Label(
         case_id=case.id,

@@ -173,8 +173,9 @@ def output_from_response(
 def overflow_output(ex: Exception, *, model: str) -> ModelOutput | None:
     """The `model_length` output for a prompt that overflows the context, else None."""
     # llama-cpp-python raises a bare ValueError when the prompt alone overflows n_ctx;
-    # reported as an output, not raised, so Inspect scores it as the model running out of
-    # room instead of retrying or failing the sample.
+    # reported as an output with no usage, as Inspect's hosted providers report a prompt over
+    # the context window, so the task errors the sample the same way for every provider
+    # (evals/provider_errors.py) instead of Inspect retrying it.
     if not (isinstance(ex, ValueError) and "exceed context window" in str(ex)):
         return None
     return ModelOutput.from_content(
