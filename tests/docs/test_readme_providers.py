@@ -3,8 +3,9 @@
 Every `inspect eval` and `judge-matrix` command line of "Running a real judge" and "Comparing
 versions and judges" that names a hosted or OpenAI-compatible judge runs as written: only the
 URL differs, swapped in `--model-base-url`, or given as the provider's base-URL variable where
-the command names none (Inspect's providers read `OPENAI_BASE_URL` and `ANTHROPIC_BASE_URL`).
-Each must judge every case it runs, none errored. `anthropic/` needs the `anthropic` extra:
+the command names none (Inspect's providers read `OPENAI_BASE_URL` and `ANTHROPIC_BASE_URL`),
+and each is given the documented `--limit` so it judges a few cases of each version. Each must
+judge every case it runs, none errored. `anthropic/` needs the `anthropic` extra:
 without it the guide's judge-matrix example stopped with "Anthropic API requires optional
 dependencies".
 """
@@ -42,7 +43,9 @@ ENV = {
     "NO_PROXY": "127.0.0.1,localhost",
     "COLUMNS": "400",
 }
-# The judge-matrix example judges the shipped cases for each version, judge and epoch.
+# Cases each command judges (of each version, judge and epoch): the commands, the providers'
+# request and reply shapes and the logs are what is tested, not the case count.
+LIMIT = 6
 RUN_SECONDS = 900
 
 
@@ -130,6 +133,9 @@ def test_readme_provider_examples_run_as_written(tmp_path: Path) -> None:
             # environment says (the checkout's .env says ./logs); judge-matrix writes under
             # the folder it runs in, as its default --log-dir is relative.
             cwd = REPO_ROOT if argv[0] == "inspect" else here
+            # A documented option, so each command judges a few cases of each version, not
+            # all 144 for every version, judge and epoch (2,592 samples in the matrix alone).
+            argv = [*argv, "--limit", str(LIMIT)]
             jobs.append((cwd, argv, {**env, **assigned, "INSPECT_LOG_DIR": str(here)}))
         with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
             runs = list(pool.map(lambda job: run_in(*job), jobs))
@@ -137,7 +143,9 @@ def test_readme_provider_examples_run_as_written(tmp_path: Path) -> None:
     for (_, argv, _), run, i in zip(jobs, runs, range(len(jobs)), strict=True):
         assert run.returncode == 0, f"{' '.join(argv)}\n{run.stdout}{run.stderr}"
         counts = judged(tmp_path / f"run{i}")
-        assert counts and all(n > 0 for n in counts.values()), f"{' '.join(argv)}: {counts}"
+        epochs = int(argv[argv.index("--epochs") + 1]) if "--epochs" in argv else 1
+        expected = LIMIT * epochs
+        assert counts and all(n == expected for n in counts.values()), f"{' '.join(argv)}: {counts}"
     matrix = judged(tmp_path / "run2")
     assert set(matrix) == {
         (model, version)
