@@ -51,6 +51,23 @@ class Context:
     only, the issue's strict reading."""
 
 
+@dataclass
+class _Attempts:
+    """Why each candidate edit of a case failed, by how far it got (its stage): the skip says
+    why the candidate that got furthest failed, the first of them on a tie."""
+
+    _furthest: tuple[int, str, str] | None = None
+
+    def fail(self, stage: int, reason: str, detail: str) -> None:
+        if self._furthest is None or stage > self._furthest[0]:
+            self._furthest = (stage, reason, detail)
+
+    def furthest(self) -> tuple[str, str]:
+        if self._furthest is None:
+            raise ValueError("no candidate edit was tried")
+        return self._furthest[1], self._furthest[2]
+
+
 def _rng(ctx: Context, case: Case, stream: str) -> random.Random:
     return random.Random(f"{ctx.seed}|{case.id}|{stream}")
 
@@ -426,46 +443,44 @@ def value_changed(case: Case, ctx: Context) -> Result:
     rng = _rng(ctx, case, relation)
     order = list(values)
     rng.shuffle(order)
-    failures: list[tuple[int, str, str]] = []
+    attempts = _Attempts()
     for value in order:
         m = value.mention
         if m.atom in rider:
-            failures.append(
-                (
-                    0,
-                    "the value is also in the question or prior turns (a rider's circumstance)",
-                    m.raw,
-                )
+            attempts.fail(
+                0,
+                "the value is also in the question or prior turns (a rider's circumstance)",
+                m.raw,
             )
             continue
         sentence = sentence_at(case.answer, m.start)
         if sentence is None:
-            failures.append((1, "the sentence holding the value cannot be delimited", m.raw))
+            attempts.fail(1, "the sentence holding the value cannot be delimited", m.raw)
             continue
         if _overlaps_claim(case, sentence):
-            failures.append((2, "the sentence holding the value also holds a gold claim", m.raw))
+            attempts.fail(2, "the sentence holding the value also holds a gold claim", m.raw)
             continue
         if addressed_to_judge(case.answer[sentence.start : sentence.end]):
-            failures.append((2, "the value sits in text addressed to the judge", m.raw))
+            attempts.fail(2, "the value sits in text addressed to the judge", m.raw)
             continue
         following = [s for s in sentences(case.answer) if s.start >= sentence.end]
         if following and _ANAPHORA.match(case.answer[following[0].start : following[0].end]):
-            failures.append((3, "the next sentence refers back to the value", m.raw))
+            attempts.fail(3, "the next sentence refers back to the value", m.raw)
             continue
         new_raw = _replacement(value, forbidden, rng)
         if new_raw is None:
-            failures.append(
-                (4, "no replacement value is absent from the passages, question and turns", m.raw)
+            attempts.fail(
+                4, "no replacement value is absent from the passages, question and turns", m.raw
             )
             continue
         answer = case.answer[: m.start] + new_raw + case.answer[m.end :]
         new_sentence = sentence_at(answer, m.start)
         if new_sentence is None:
-            failures.append((5, "the edited sentence cannot be delimited", new_raw))
+            attempts.fail(5, "the edited sentence cannot be delimited", new_raw)
             continue
         claim = claim_text(answer, new_sentence)
         if new_raw not in claim:
-            failures.append((5, "the claim would not hold the changed value", new_raw))
+            attempts.fail(5, "the claim would not hold the changed value", new_raw)
             continue
         claims = _ordered_claims(answer, [*case.label.unsupported_claims, claim])
         edit = f'answer: "{m.raw}" → "{new_raw}"'
@@ -487,7 +502,7 @@ def value_changed(case: Case, ctx: Context) -> Result:
             answer=answer,
             label={"grounded": False, "unsupported_claims": claims},
         )
-    _, reason, detail = max(failures, key=lambda f: f[0])
+    reason, detail = attempts.furthest()
     return Skipped(case.id, relation, reason, detail)
 
 
@@ -541,7 +556,7 @@ def sole_source(case: Case, ctx: Context) -> SoleSource | tuple[str, str]:
     all_sentences = sentences(case.answer)
     order = list(range(len(case.passages)))
     _rng(ctx, case, "supporting_passage").shuffle(order)
-    failures: list[tuple[int, str, str]] = []
+    attempts = _Attempts()
     for index in order:
         passage = case.passages[index]
         rest = [p for i, p in enumerate(case.passages) if i != index]
@@ -557,21 +572,21 @@ def sole_source(case: Case, ctx: Context) -> SoleSource | tuple[str, str]:
             and not _pronoun_one(case.answer, m)
         ]
         if not facts:
-            failures.append(
-                (0, "no number the answer uses is stated by one passage alone", passage.tag)
+            attempts.fail(
+                0, "no number the answer uses is stated by one passage alone", passage.tag
             )
             continue
         tag = re.compile(rf"(?<!\w){re.escape(passage.tag)}(?!\w)")
         if any(tag.search(t) for t in [case.answer, *said]):
-            failures.append((1, "the answer or question names the passage's tag", passage.tag))
+            attempts.fail(1, "the answer or question names the passage's tag", passage.tag)
             continue
         holding = [sentence_at(case.answer, m.start) for m in facts]
         if any(s is None for s in holding):
-            failures.append((2, "a sentence holding the fact cannot be delimited", passage.tag))
+            attempts.fail(2, "a sentence holding the fact cannot be delimited", passage.tag)
             continue
         fact_sentences = {s for s in holding if s is not None}
         if any(_overlaps_claim(case, s) for s in fact_sentences):
-            failures.append((2, "a sentence holding the fact also holds a gold claim", passage.tag))
+            attempts.fail(2, "a sentence holding the fact also holds a gold claim", passage.tag)
             continue
         removed_words = content_words(passage.text, passage.title, passage.section) - (
             content_words(*(p.text for p in rest))
@@ -587,15 +602,15 @@ def sole_source(case: Case, ctx: Context) -> SoleSource | tuple[str, str]:
             if shared:
                 leaning.append(f"“{_short(text, 40)}”: {', '.join(shared[:3])}")
         if leaning:
-            failures.append(
-                (3, "another sentence of the answer also draws on that passage", leaning[0])
+            attempts.fail(
+                3, "another sentence of the answer also draws on that passage", leaning[0]
             )
             continue
         new_claims = [claim_text(case.answer, s) for s in fact_sentences]
         claims = tuple(_ordered_claims(case.answer, [*case.label.unsupported_claims, *new_claims]))
         facts_raw = tuple(dict.fromkeys(m.raw for m in facts))
         return SoleSource(index, facts_raw, tuple(_ordered_claims(case.answer, new_claims)), claims)
-    _, reason, detail = max(failures, key=lambda f: f[0])
+    reason, detail = attempts.furthest()
     return reason, detail
 
 
@@ -702,17 +717,17 @@ def fetch_date_shifted(case: Case, ctx: Context) -> Result:
     )
     rng = _rng(ctx, case, relation)
     rng.shuffle(agreeing)
-    failures: list[tuple[int, str, str]] = []
+    attempts = _Attempts()
     for date in agreeing:
         sentence = sentence_at(case.answer, date.start)
         if sentence is None:
-            failures.append((0, "the sentence holding the date cannot be delimited", date.raw))
+            attempts.fail(0, "the sentence holding the date cannot be delimited", date.raw)
             continue
         if _overlaps_claim(case, sentence):
-            failures.append((1, "the sentence holding the date also holds a gold claim", date.raw))
+            attempts.fail(1, "the sentence holding the date also holds a gold claim", date.raw)
             continue
         if addressed_to_judge(case.answer[sentence.start : sentence.end]):
-            failures.append((1, "the date sits in text addressed to the judge", date.raw))
+            attempts.fail(1, "the date sits in text addressed to the judge", date.raw)
             continue
         shifts = list(SHIFTS)
         rng.shuffle(shifts)
@@ -726,17 +741,17 @@ def fetch_date_shifted(case: Case, ctx: Context) -> Result:
                 new_day = day
                 break
         if new_day is None:
-            failures.append((2, "every shifted date already appears in the case", date.raw))
+            attempts.fail(2, "every shifted date already appears in the case", date.raw)
             continue
         new_raw = date.formatted(new_day)
         answer = case.answer[: date.start] + new_raw + case.answer[date.end :]
         new_sentence = sentence_at(answer, date.start)
         if new_sentence is None:
-            failures.append((3, "the edited sentence cannot be delimited", new_raw))
+            attempts.fail(3, "the edited sentence cannot be delimited", new_raw)
             continue
         claim = claim_text(answer, new_sentence)
         if new_raw not in claim:
-            failures.append((3, "the claim would not hold the shifted date", new_raw))
+            attempts.fail(3, "the claim would not hold the shifted date", new_raw)
             continue
         claims = _ordered_claims(answer, [*case.label.unsupported_claims, claim])
         days = (new_day - date.day).days
@@ -758,7 +773,7 @@ def fetch_date_shifted(case: Case, ctx: Context) -> Result:
             answer=answer,
             label={"grounded": False, "unsupported_claims": claims},
         )
-    _, reason, detail = max(failures, key=lambda f: f[0])
+    reason, detail = attempts.furthest()
     return Skipped(case.id, relation, reason, detail)
 
 
