@@ -94,8 +94,12 @@ class Runs:
     claims_matched; span_judge_chars, span_gold_chars, span_overlap_chars (NaN in a log
     written before span scores); verdict (the judge's verdict in words, or why there is
     none); p_ungrounded (the judge's graded P(ungrounded), NaN where it has none) and
-    graded_source (logprobs, epochs or none). A sample that errored (the provider failed,
-    not the judge) is not here: `logs` counts it."""
+    graded_source (logprobs, epochs or none); cost (the sample's ModelUsage.total_cost
+    summed over the models it called, NaN where none recorded one, as without
+    `--model-cost-config`) and working_time (Inspect's working time of the sample, in
+    seconds: its judge call, less retry back-off and waits for a connection; NaN in a log
+    without one). A sample that errored (the provider failed, not the judge) is not here:
+    `logs` counts it."""
     logs: pd.DataFrame
     """The log read for each version and model: version, model, log, status, epochs,
     errored (samples that errored and were not scored; a sample cancelled when the run
@@ -374,7 +378,10 @@ _VALUE_KEYS = (
     "p_ungrounded",
     "graded_source",
 )
-_COLUMNS = ("case", "epoch", "category", "relation", *_VALUE_KEYS, "verdict", "error")
+_COLUMNS = (
+    *("case", "epoch", "category", "relation", *_VALUE_KEYS, "verdict", "error"),
+    *("cost", "working_time"),
+)
 
 
 def _eval_summaries(archive: zipfile.ZipFile) -> Iterator[dict[str, Any]]:
@@ -413,7 +420,16 @@ def _record(sample: dict[str, Any]) -> tuple[Any, ...]:
         *(value.get(key) for key in _VALUE_KEYS),
         score.get("answer"),
         error,
+        _sample_cost(sample.get("model_usage") or {}),
+        sample.get("working_time"),
     )
+
+
+def _sample_cost(usage: dict[str, Any]) -> float | None:
+    """What one sample's calls cost over every model it called, as Inspect priced them; None
+    where no call was priced (a run without `--model-cost-config`)."""
+    costs = [u["total_cost"] for u in usage.values() if u.get("total_cost") is not None]
+    return float(sum(costs)) if costs else None
 
 
 def _read_samples(location: str, eval_id: str) -> pd.DataFrame:
@@ -466,6 +482,8 @@ def _tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]]
             # no logprobs, a log from before graded scores.
             "p_ungrounded": _floats(raw["p_ungrounded"]),
             "graded_source": raw["graded_source"].fillna("none").astype(str).to_numpy(),
+            "cost": _floats(raw["cost"]),
+            "working_time": _floats(raw["working_time"]),
         }
     )
 

@@ -17,9 +17,11 @@ def row(
     model: str = "m",
     p_ungrounded: float = math.nan,
     graded_source: str = "none",
+    cost: float = math.nan,
+    working_time: float = math.nan,
 ) -> dict[str, object]:
     """One epoch of one case: gold and judge as 1 for ungrounded, 0 for grounded; no graded
-    score unless `p_ungrounded` gives one."""
+    score unless `p_ungrounded` gives one; no cost or timing of its call unless given."""
     return {
         "version": version,
         "model": model,
@@ -42,6 +44,8 @@ def row(
         "verdict": "judge failure" if failure else ("ungrounded" if judged else "grounded"),
         "p_ungrounded": p_ungrounded,
         "graded_source": graded_source,
+        "cost": cost,
+        "working_time": working_time,
     }
 
 
