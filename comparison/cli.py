@@ -3,23 +3,30 @@
     judge-compare logs/matrix                  # Markdown on stdout, files in reports/
     judge-compare logs/matrix --allow conv-004 --allow-file known-regressions.txt
     judge-compare logs/matrix --partial        # a --limit run on the cases it holds
+    judge-compare logs/matrix --max-cost-per-1k 2 --min-recall 0.9 --require-pick
 
-Exit status: 0 the gate passed, 1 it failed, 2 the input was unusable or the report could
-not be written. A log file found in a folder and not compared (unreadable, of another task)
-is named on stderr and in the report, and the rest are compared; a log named on the command
-line must be usable. The report's files are replaced together or not at all.
+Exit status: 0 the gate passed (and, with --require-pick, a candidate meets the deployment
+constraints), 1 the gate failed or, with --require-pick, no candidate meets them, 2 the
+input was unusable or the report could not be written. A log file found in a folder and not
+compared (unreadable, of another task) is named on stderr and in the report, and the rest
+are compared; a log named on the command line must be usable. The report's files are
+replaced together or not at all.
 """
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from farejudge.comparison.candidates import Deployment, DeployOptions
 from farejudge.comparison.figures import build_report
 from farejudge.comparison.gate import GateResult, evaluate
 from farejudge.comparison.logs.frame import LeftOut, LogsError, load_runs
 from farejudge.comparison.outputs import OutputError, write_together
 from farejudge.comparison.report import html, markdown
+from farejudge.comparison.report.decision import DECISION_FILE, decision
+from farejudge.comparison.report.deploy_sections import verdict_lines
 from farejudge.comparison.report.document import Section
 from farejudge.comparison.report.long_lists import (
     LISTING_FILE,
@@ -28,6 +35,7 @@ from farejudge.comparison.report.long_lists import (
     write_listing,
 )
 from farejudge.comparison.report.sections import sections
+from farejudge.comparison.stats.deployment import QUALITIES, Constraints
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -46,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--out",
         default="reports",
-        help="folder for report.md, report.html and cases.jsonl (every row of the long lists)",
+        help="folder for report.md, report.html, cases.jsonl (every row of the long lists) "
+        "and decision.json (which judge to deploy)",
     )
     parser.add_argument(
         "--allow",
@@ -89,8 +98,81 @@ def _parser() -> argparse.ArgumentParser:
         help="write the gold cases a panel confidently disagrees with, as judge-intake input "
         "for blind re-labelling",
     )
+    deploy = parser.add_argument_group(
+        "which judge to deploy",
+        "The pick: the best quality among the candidates (each version and model's run, and "
+        "each panel) that meet every constraint given, at its point estimates.",
+    )
+    deploy.add_argument(
+        "--quality",
+        choices=QUALITIES,
+        default="balanced_accuracy",
+        help="what the pick and the frontier rank candidates on, at the operating point",
+    )
+    deploy.add_argument(
+        "--max-cost-per-1k",
+        type=float,
+        metavar="USD",
+        help="most a candidate may cost per 1,000 answers (from the logs' recorded cost; a "
+        "candidate with none recorded is not checked)",
+    )
+    deploy.add_argument(
+        "--min-recall",
+        type=float,
+        metavar="R",
+        help="least recall of ungrounded answers at the operating point (0-1)",
+    )
+    deploy.add_argument(
+        "--max-failure-rate",
+        type=float,
+        metavar="F",
+        help="highest share of judge calls with no verdict (0-1)",
+    )
+    deploy.add_argument(
+        "--max-p95-latency",
+        type=float,
+        metavar="SECONDS",
+        help="slowest a candidate's 95th percentile judge call may be (its samples' working time)",
+    )
+    deploy.add_argument(
+        "--require-pick",
+        action="store_true",
+        help="exit 1 when no candidate meets the constraints",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not print the Markdown")
     return parser
+
+
+def _constraints(args: argparse.Namespace) -> Constraints:
+    for flag, value, low, high in (
+        ("--max-cost-per-1k", args.max_cost_per_1k, 0.0, math.inf),
+        ("--min-recall", args.min_recall, 0.0, 1.0),
+        ("--max-failure-rate", args.max_failure_rate, 0.0, 1.0),
+        ("--max-p95-latency", args.max_p95_latency, 0.0, math.inf),
+    ):
+        # Written so that NaN, which compares false with everything, is refused too.
+        if value is not None and not low <= value <= high:
+            what = f"must be in [{low:g}, {high:g}]" if high < math.inf else "must be 0 or more"
+            raise UsageError(f"{flag} {value:g}: {what}")
+    return Constraints(
+        max_cost_per_1k=args.max_cost_per_1k,
+        min_recall=args.min_recall,
+        max_failure_rate=args.max_failure_rate,
+        max_p95_latency=args.max_p95_latency,
+    )
+
+
+def _deploy_line(deployment: Deployment, require_pick: bool) -> str:
+    pick, preferred = deployment.pick, deployment.preferred
+    if pick is None:
+        demand = " (--require-pick: exit 1)" if require_pick else ""
+        return f"deploy: no pick{demand}: {verdict_lines(deployment)[0]}"
+    if preferred is not None and preferred is not pick:
+        return (
+            f"deploy: pick {pick.name}; prefer {preferred.name}: the pick is not "
+            f"significantly better, and {preferred.name} is {deployment.preference}"
+        )
+    return f"deploy: pick {pick.name}"
 
 
 def _names(text: str) -> list[str]:
@@ -123,18 +205,20 @@ def _left_out_lines(left_out: Sequence[LeftOut]) -> list[str]:
     return [f"judge-compare: left out {item.log}: {item.why}" for item in left_out]
 
 
-def _write_report(out: Path, text: str, page: str, parts: list[Section]) -> list[Path]:
-    """report.md, report.html and the listing, replacing the previous three together."""
+def _write_report(out: Path, text: str, page: str, parts: list[Section], chosen: str) -> list[Path]:
+    """report.md, report.html, the listing and the decision, replacing the previous four
+    together."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UsageError(f"--out {out}: {err.strerror}") from err
-    files = [out / "report.md", out / "report.html", out / LISTING_FILE]
+    files = [out / "report.md", out / "report.html", out / LISTING_FILE, out / DECISION_FILE]
     write_together(
         {
             files[0]: lambda stream: stream.write(text),
             files[1]: lambda stream: stream.write(page),
             files[2]: lambda stream: write_listing(parts, stream),
+            files[3]: lambda stream: stream.write(chosen),
         }
     )
     return files
@@ -147,6 +231,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise UsageError("--resamples must be at least 1")
         if not 0 < args.target_recall <= 1:
             raise UsageError(f"--target-recall {args.target_recall}: must be in (0, 1]")
+        deploy = DeployOptions(quality=args.quality, constraints=_constraints(args))
         allowed = _allowed(args.allow, args.allow_file)
         runs = load_runs(args.logs)
         # Named before anything else can fail: a file left out is news whatever follows.
@@ -159,11 +244,13 @@ def run(argv: Sequence[str] | None = None) -> int:
             partial=args.partial,
             target_recall=args.target_recall,
             panel=args.panel,
+            deploy=deploy,
         )
         gate = evaluate(report, allowed)
         parts = sections(report, gate)
         text = markdown.render(parts)
-        written = _write_report(Path(args.out), text, html.render(report, parts), parts)
+        chosen = decision(report.deployment).model_dump_json(indent=2) + "\n"
+        written = _write_report(Path(args.out), text, html.render(report, parts), parts, chosen)
         suspects: list[str] = []
         if args.suspects_out:
             # Only here: the export reads cases through the labelling tools, whose imports
@@ -185,8 +272,15 @@ def run(argv: Sequence[str] | None = None) -> int:
     if not args.quiet:
         print(text)
     print(f"report: {', '.join(str(path) for path in written)}", file=sys.stderr)
-    print("\n".join([*suspects, *_gate_lines(gate)]), file=sys.stderr)
-    return EXIT_OK if gate.passed else EXIT_GATE
+    print(
+        "\n".join(
+            [*suspects, _deploy_line(report.deployment, args.require_pick), *_gate_lines(gate)]
+        ),
+        file=sys.stderr,
+    )
+    # Either failure fails the run: CI that asks for a pick must also have a passing gate.
+    unpicked = args.require_pick and report.deployment.pick is None
+    return EXIT_OK if gate.passed and not unpicked else EXIT_GATE
 
 
 def main() -> None:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from farejudge.comparison.candidates import Deployment, DeployOptions, deployment
 from farejudge.comparison.logs.frame import LogsError, Runs
 from farejudge.comparison.panel.suspicion import PanelFindings, panel_findings
 from farejudge.comparison.stats.graded_runs import GradedResults, graded_results
@@ -253,6 +254,8 @@ class Report:
     seed: int
     partial: bool
     """Whether a run given only some of its cases is held to those alone (`--partial`)."""
+    deployment: Deployment
+    """Which candidate (a run, a panel) to deploy under the constraints, and the frontier."""
     graded: GradedResults | None = None
     """The judge's graded score P(ungrounded): per run and between versions."""
     panel: PanelFindings = field(default_factory=PanelFindings)
@@ -562,6 +565,7 @@ def build_report(
     partial: bool = False,
     target_recall: float = 0.9,
     panel: Sequence[str] | None = None,
+    deploy: DeployOptions | None = None,
 ) -> Report:
     cases = per_case(runs.samples)
     order = {v: i for i, v in enumerate(runs.versions)}
@@ -604,6 +608,8 @@ def build_report(
         )
     ]
     stability, unstable = _stability(cases, resamples, seed)
+    graded = graded_results(cases, runs.versions, runs.models, resamples, seed, target_recall)
+    panels = panel_findings(runs, cases, panel, resamples, seed)
     return Report(
         runs=runs,
         summaries=summaries,
@@ -620,6 +626,16 @@ def build_report(
         resamples=resamples,
         seed=seed,
         partial=partial,
-        graded=graded_results(cases, runs.versions, runs.models, resamples, seed, target_recall),
-        panel=panel_findings(runs, cases, panel, resamples, seed),
+        graded=graded,
+        panel=panels,
+        deployment=deployment(
+            runs,
+            cases,
+            graded,
+            panels.panels,
+            deploy or DeployOptions(),
+            resamples,
+            seed,
+            target_recall,
+        ),
     )

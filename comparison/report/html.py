@@ -4,6 +4,7 @@ import base64
 from html import escape
 
 from farejudge.comparison.figures import Report
+from farejudge.comparison.report.deploy_plots import DEPLOY_PLOTS
 from farejudge.comparison.report.document import Section, Table, Toned
 from farejudge.comparison.report.graded_plots import GRADED_PLOTS
 from farejudge.comparison.report.long_lists import HTML_ROWS, shown
@@ -43,7 +44,7 @@ def _table(table: Table) -> str:
 
 
 def _plot(report: Report, key: str) -> str:
-    draw = PLOTS.get(key) or GRADED_PLOTS.get(key)
+    draw = PLOTS.get(key) or GRADED_PLOTS.get(key) or DEPLOY_PLOTS.get(key)
     png = draw(report) if draw else None
     if png is None:
         return ""

@@ -12,6 +12,7 @@ from farejudge.comparison.figures import (
 )
 from farejudge.comparison.gate import GateResult
 from farejudge.comparison.logs.frame import LeftOut
+from farejudge.comparison.report.deploy_sections import deploy_sections
 from farejudge.comparison.report.document import Section, Table, bad, good, interval
 from farejudge.comparison.report.graded_sections import graded_sections
 from farejudge.comparison.report.panel_sections import panel_sections
@@ -508,6 +509,8 @@ def _notes(report: Report) -> Section:
 def sections(report: Report, gate: GateResult) -> list[Section]:
     found = [
         _header(report, gate),
+        # First after the title: the question the matrix was run to answer.
+        *deploy_sections(report.deployment),
         _gate(gate),
         _summary(report),
         _flips(report),

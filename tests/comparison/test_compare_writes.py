@@ -20,7 +20,7 @@ from tests.support.scripted_cases import run_version
 
 MODELS = ["mockllm/judge-a", "mockllm/judge-b", "mockllm/judge-c"]
 SUSPECTS = ["syn-00001", "syn-00003"]
-REPORT = ["cases.jsonl", "report.html", "report.md"]
+REPORT = ["cases.jsonl", "decision.json", "report.html", "report.md"]
 NO_SPACE = os.strerror(errno.ENOSPC)
 
 
@@ -75,7 +75,7 @@ def test_a_full_disk_leaves_the_previous_report_as_it_was_and_names_the_file(
     assert capsys.readouterr().err == (
         f"judge-compare: error: cannot write {out / name}: {NO_SPACE}\n"
     )
-    # No temporary left behind, and none of the three replaced: they go together.
+    # No temporary left behind, and none of the four replaced: they go together.
     assert sorted(os.listdir(out)) == REPORT
     assert {n: (out / n).read_text(encoding="utf-8") for n in REPORT} == before
 

@@ -200,12 +200,16 @@ def _compare_allowing_all(logs: Path, out: Path) -> Done:
 
 
 # What must differ between two runs of the same cases: the log files' names (they carry each
-# run's time and id) and the folders they are in. The report has no other timestamp.
+# run's time and id) and the folders they are in, and the section on which judge to deploy,
+# which reports each call's measured time (and, where no cost is known, prefers the faster
+# judge by it). The report has no other timestamp.
 _LOGS_BULLET = re.compile(r"^- Logs: .*$", re.MULTILINE)
+_DEPLOY_SECTION = re.compile(r"^## Which judge to deploy\n.*?(?=^## )", re.MULTILINE | re.DOTALL)
 
 
 def _report(out: Path) -> str:
-    return _LOGS_BULLET.sub("- Logs: …", (out / "report.md").read_text(encoding="utf-8"))
+    text = _LOGS_BULLET.sub("- Logs: …", (out / "report.md").read_text(encoding="utf-8"))
+    return _DEPLOY_SECTION.sub("## Which judge to deploy\n…\n", text)
 
 
 def _gate_lines(done: Done) -> list[str]:
