@@ -33,7 +33,8 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.providers.gguf.cleanup import close_at_exit
 from farejudge.providers.gguf.cpu_check import LLAMA_CPP_MISSING, ensure_llama_runs
-from farejudge.providers.gguf.grammar import cap_response_format, llama_call_kwargs
+from farejudge.providers.gguf.grammar import cap_response_format
+from farejudge.providers.gguf.greedy_grammar import constrained_call
 from farejudge.providers.gguf.llama_loader import load_llama
 from farejudge.providers.gguf.logprobs import TokenRecorder
 from farejudge.providers.gguf.mapping import (
@@ -62,9 +63,11 @@ def default_threads() -> tuple[int, int]:
     them for prompt processing, as llama-cpp-python itself defaults.
 
     Measured on a 2-vCPU box (SmolLM2-135M, ~700-token prompts): decoding with 2 threads
-    was at best 20% faster than with 1 and collapsed to 4-8 tok/s (vs 70-110) whenever
-    another process held a core, because ggml's worker threads spin-wait between the
-    per-token decodes; prompt processing with 2 threads was 2x faster on a quiet machine.
+    was at best 20% faster than with 1 and collapsed to 4-11 tok/s (vs 70-110) whenever
+    another process held a core, because ggml's worker threads wait for each other at every
+    step of a token's short graph; prompt processing with 2 threads was 2x faster on a quiet
+    machine, and with one decode thread its idle threads sleep instead of spinning
+    (`llama_loader.prefer_sleeping_waits`), so it no longer collapses beside a busy process.
     """
     cpus = os.cpu_count() or 1
     return max(1, cpus // 2), cpus
@@ -239,15 +242,21 @@ class GGUFModelAPI(ModelAPI):
             # Timed from here, not from the await: waiting for the lock is queueing.
             started.append(time.monotonic())
             reset_perf(llm)
-            call_kwargs = llama_call_kwargs(kwargs)
-            if recorder is not None:
-                call_kwargs["logits_processor"] = [recorder]
-            # No llm.reset() here on purpose: it would throw away the cached prefix.
-            response = llm.create_chat_completion(
-                messages=messages,  # type: ignore[arg-type]
-                stream=False,
-                **call_kwargs,
-            )
+            call_kwargs, gate = constrained_call(llm, kwargs)
+            # The recorder first: it reads the model's own logits, before the grammar's mask.
+            processors = [p for p in (recorder, gate) if p is not None]
+            if processors:
+                call_kwargs["logits_processor"] = processors
+            try:
+                # No llm.reset() here on purpose: it would throw away the cached prefix.
+                response = llm.create_chat_completion(
+                    messages=messages,  # type: ignore[arg-type]
+                    stream=False,
+                    **call_kwargs,
+                )
+            finally:
+                if gate is not None:
+                    gate.close()
             logprobs = recorder.logprobs(llm) if recorder is not None else None
             # stream=False returns a single response dict, never the streaming iterator.
             return cast("dict[str, Any]", response), perf_counters(llm), logprobs

@@ -15,7 +15,13 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["cap_arrays", "cap_response_format", "llama_call_kwargs", "strict_json_strings"]
+__all__ = [
+    "cap_arrays",
+    "cap_response_format",
+    "llama_call_kwargs",
+    "response_gbnf",
+    "strict_json_strings",
+]
 
 
 def cap_arrays(schema: Any, max_items: int) -> Any:
@@ -61,6 +67,20 @@ def _schema_gbnf(schema_json: str) -> str:
     return strict_json_strings(json_schema_to_gbnf(schema_json))
 
 
+def response_gbnf(kwargs: Mapping[str, Any]) -> str | None:
+    """The strict-string grammar of a schema `response_format`, or None if there is none
+    (or llama-cpp-python's schema converter cannot be found)."""
+    fmt = kwargs.get("response_format")
+    if not isinstance(fmt, Mapping) or fmt.get("type") != "json_object" or "schema" not in fmt:
+        return None
+    try:
+        # Key order is kept: it is the order in which the model must write the properties.
+        return _schema_gbnf(json.dumps(fmt["schema"]))
+    except (ImportError, AttributeError):
+        # Grammar internals moved (or no llama_cpp at all).
+        return None
+
+
 def llama_call_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """Swap a schema `response_format` for the equivalent grammar with strict strings.
 
@@ -68,18 +88,13 @@ def llama_call_kwargs(kwargs: Mapping[str, Any]) -> dict[str, Any]:
     to GBNF), plus the control-character fix; the grammar text is cached per schema.
     """
     call = dict(kwargs)
-    fmt = call.get("response_format")
-    if not isinstance(fmt, Mapping) or fmt.get("type") != "json_object" or "schema" not in fmt:
+    gbnf = response_gbnf(call)
+    if gbnf is None:
+        # No schema; or no converter, then llama-cpp-python handles response_format itself,
+        # control characters and all.
         return call
-    try:
-        from llama_cpp.llama_grammar import LlamaGrammar
+    from llama_cpp.llama_grammar import LlamaGrammar
 
-        # Key order is kept: it is the order in which the model must write the properties.
-        gbnf = _schema_gbnf(json.dumps(fmt["schema"]))
-    except (ImportError, AttributeError):
-        # Grammar internals moved (or no llama_cpp at all): let llama-cpp-python handle
-        # response_format itself, control characters and all.
-        return call
     del call["response_format"]
     call["grammar"] = LlamaGrammar.from_string(gbnf, verbose=False)
     return call

@@ -31,7 +31,7 @@ from farejudge.providers.gguf.cpu_check import (
     crash_message,
     ensure_llama_runs,
 )
-from farejudge.providers.gguf.llama_loader import extra_buffer_types
+from farejudge.providers.gguf.llama_loader import extra_buffer_types, prefer_sleeping_waits
 from tests.support.cli import INSPECT
 
 LLAMA_CPP_MISSING = importlib.util.find_spec("llama_cpp") is None
@@ -184,6 +184,53 @@ def test_the_switch_holds_only_inside_its_block() -> None:
         with extra_buffer_types(enabled):
             assert bindings.llama_model_default_params().use_extra_bufts is enabled
     assert bindings.llama_model_default_params().use_extra_bufts is True
+
+
+@pytest.mark.parametrize(
+    ("environ", "n_threads", "policy"),
+    [
+        ({}, 1, "passive"),
+        ({"OMP_WAIT_POLICY": "active"}, 1, "active"),  # the user's own wins
+        ({}, 2, None),  # multi-threaded decoding keeps libgomp's spinning waits
+        ({}, None, None),
+    ],
+)
+def test_idle_threads_sleep_where_decoding_runs_on_one_thread(
+    environ: dict[str, str], n_threads: int | None, policy: str | None
+) -> None:
+    prefer_sleeping_waits(environ, n_threads)
+    assert environ.get("OMP_WAIT_POLICY") == policy
+
+
+# libgomp prints its settings as it starts when OMP_DISPLAY_ENV=verbose: the policy works only
+# if it is in the environment before llama_cpp's libraries load it.
+LOAD_AND_SHOW = """\
+import sys
+from farejudge.providers.gguf.llama_loader import load_llama
+try:
+    load_llama(sys.argv[1], extra_bufts=False, n_threads=int(sys.argv[2]))
+except ValueError:
+    pass  # no such model file: the libraries are loaded by then
+"""
+
+
+@needs_llama_cpp
+@pytest.mark.subprocess
+@pytest.mark.parametrize(("n_threads", "spins"), [(1, "'0'"), (2, "'300000'")])
+def test_libgomp_starts_with_the_policy(tmp_path: Path, n_threads: int, spins: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "GOMP_"))}
+    env["OMP_DISPLAY_ENV"] = "verbose"
+    shown = subprocess.run(
+        [sys.executable, "-c", LOAD_AND_SHOW, str(tmp_path / "none.gguf"), str(n_threads)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stderr
+    if "GOMP_SPINCOUNT" not in shown:
+        pytest.skip("this llama.cpp build does not run on libgomp")
+    assert f"GOMP_SPINCOUNT = {spins}" in shown
 
 
 def test_a_bad_extra_bufts_value_is_one_line(model_file: Path) -> None:
