@@ -3,22 +3,26 @@
     python benchmarks/bench_overhead.py                 # 2,000 synthetic cases, 3 rounds
     python benchmarks/bench_overhead.py --cases 500 --rounds 1
     python benchmarks/bench_overhead.py --suite metamorphic --cases 500
+    python benchmarks/bench_overhead.py --cases-from shipped   # copies of the real cases
 
-Both runs judge the same rendered v3 prompts on the same mockllm judge, which answers
-each case with its gold verdict: the floor is a bare `Task(dataset, generate(), match())`
-over the prompts, the task is `judge_groundedness` (load and validate cases, render,
-generate, parse, score, review). The task runs twice more on a judge that returns each
-token's logprobs with 5 alternatives when asked (as a provider does): `-T graded=off` and
-`-T graded=logprobs`, whose ratio is what reading the graded score from logprobs costs a
-sample (asking for them, the provider building them, reading P(ungrounded), dropping them
-before the log). Rounds alternate the runs, and the best round of each counts, because a
-shared 2-core machine slows some rounds at random (every other round runs them backwards);
-the median of the rounds' own ratios is printed beside the ratio of the bests. Prints figures
-only.
+Both runs judge the same rendered v3 prompts on the same mockllm judge, which answers each
+case with its gold verdict. The cases are synthetic (short, one passage each), or with
+`--cases-from shipped` copies of the 144 shipped cases under new ids (their real length:
+several passages, prior turns, about 800 prompt tokens). The floor is a bare `Task(dataset,
+generate(), match())` over the prompts, the task is `judge_groundedness` (load and validate
+cases, render, generate, parse, score, review). The task runs twice more on a judge that
+returns each token's logprobs with 5 alternatives when asked (as a provider does): `-T
+graded=off` and `-T graded=logprobs`, whose ratio is what reading the graded score from
+logprobs costs a sample (asking for them, the provider building them, reading P(ungrounded),
+dropping them before the log). Rounds alternate the runs, and the best round of each counts,
+because a shared 2-core machine slows some rounds at random (every other round runs them
+backwards); the median of the rounds' own ratios is printed beside the ratio of the bests.
+Prints figures only.
 """
 
 import argparse
 import gc
+import json
 import re
 import statistics
 import tempfile
@@ -42,17 +46,12 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from farejudge.evals.dataset import load_cases
+from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import SUITES, suite_samples
 from farejudge.testing.scripted_judge import mock_output
-from farejudge.testing.synthetic_cases import (
-    case_id_shown,
-    gold_reply,
-    synthetic_judge,
-    write_cases,
-)
+from farejudge.testing.synthetic_cases import write_cases
 
 # As many samples in flight as the load run uses per thousand: the figure is per-sample
 # overhead, not waiting on a connection limit.
@@ -63,15 +62,41 @@ _TOKENS = re.compile(r" ?\w+| ?[^\w\s]+|\s+")
 TOP_ALTERNATIVES = 5
 
 
-def floor_task(cases_file: Path, suite: str) -> Task:
-    """Inspect's own floor: the same prompts, generate, and an exact-match scorer."""
-    rendered, _ = suite_samples(load_cases(cases_file), suite, load_prompt_version("v3"))
-    samples = [
-        # A derived synthetic case keeps its parent's question, so the judge answers by that.
-        Sample(id=s.id, input=s.input, target=gold_reply(str(s.id).split("~")[0]))
-        for s in rendered
+def write_shipped_copies(path: Path, count: int) -> None:
+    """`count` copies of the shipped cases, in turn, each under an id of its own."""
+    shipped = load_cases(DEFAULT_CASES)
+    copies = [
+        shipped[i % len(shipped)].model_copy(
+            update={"id": f"{shipped[i % len(shipped)].id}-copy{i // len(shipped)}"}
+        )
+        for i in range(count)
     ]
-    return Task(dataset=MemoryDataset(samples), solver=generate(), scorer=match())
+    path.write_text("".join(c.model_dump_json() + "\n" for c in copies), encoding="utf-8")
+
+
+def rendered(cases_file: Path, suite: str) -> list[Sample]:
+    samples, _ = suite_samples(load_cases(cases_file), suite, load_prompt_version("v3"))
+    return samples
+
+
+def gold_replies(samples: list[Sample]) -> dict[str, str]:
+    """The judge's reply to each prompt, by the prompt's last message: gold, as a verdict."""
+    replies = {}
+    for sample in samples:
+        assert not isinstance(sample.input, str)
+        label = json.loads(str(sample.target))
+        replies[sample.input[-1].text] = json.dumps({**label, "reasoning": "Echoes gold."})
+    return replies
+
+
+def floor_task(samples: list[Sample], replies: dict[str, str]) -> Task:
+    """Inspect's own floor: the same prompts, generate, and an exact-match scorer."""
+    floor = [
+        Sample(id=s.id, input=s.input, target=replies[s.input[-1].text])
+        for s in samples
+        if not isinstance(s.input, str)
+    ]
+    return Task(dataset=MemoryDataset(floor), solver=generate(), scorer=match())
 
 
 def with_logprobs(reply: str) -> ModelOutput:
@@ -95,8 +120,9 @@ def with_logprobs(reply: str) -> ModelOutput:
     return output
 
 
-def logprob_judge() -> Model:
-    """The synthetic judge, returning logprobs where the request asks for them."""
+def gold_judge(replies: dict[str, str], logprobs: bool = False) -> Model:
+    """A mockllm judge that gives each prompt its gold verdict; with `logprobs`, the verdict's
+    token logprobs too where the request asks for them (as a provider does)."""
 
     def respond(
         messages: list[ChatMessage],
@@ -104,19 +130,19 @@ def logprob_judge() -> Model:
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        reply = gold_reply(case_id_shown(messages))
-        return with_logprobs(reply) if config.logprobs else mock_output(reply)
+        reply = replies[messages[-1].text]
+        return with_logprobs(reply) if logprobs and config.logprobs else mock_output(reply)
 
     return get_model("mockllm/model", custom_outputs=respond)
 
 
-def timed(make_task: Callable[[], Task], log_dir: Path, model: Model | None = None) -> float:
+def timed(make_task: Callable[[], Task], log_dir: Path, model: Model) -> float:
     # The garbage of the run before is not this run's cost.
     gc.collect()
     start = time.perf_counter()
     (log,) = eval(
         make_task(),
-        model=model or synthetic_judge(),
+        model=model,
         log_dir=str(log_dir),
         display="none",
         max_samples=MAX_SAMPLES,
@@ -132,38 +158,45 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--suite", choices=SUITES, default="gold")
+    parser.add_argument("--cases-from", choices=["synthetic", "shipped"], default="synthetic")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         cases_file = Path(work) / "cases.jsonl"
-        write_cases(cases_file, args.cases)
+        if args.cases_from == "shipped":
+            write_shipped_copies(cases_file, args.cases)
+        else:
+            write_cases(cases_file, args.cases)
+        samples = rendered(cases_file, args.suite)
+        replies = gold_replies(samples)
 
         def task(graded: str = "auto") -> Callable[[], Task]:
             return lambda: judge_groundedness(
                 prompt_version="v3", dataset=str(cases_file), suite=args.suite, graded=graded
             )
 
-        runs: dict[str, tuple[Callable[[], Task], Callable[[], Model] | None]] = {
-            "floor: Task(generate(), match())": (
-                lambda: floor_task(cases_file, args.suite),
-                None,
-            ),
-            "judge_groundedness": (task(), None),
-            "graded=off, logprob judge": (task("off"), logprob_judge),
-            "graded=logprobs, logprob judge": (task("logprobs"), logprob_judge),
+        runs: dict[str, tuple[Callable[[], Task], bool]] = {
+            "floor: Task(generate(), match())": (lambda: floor_task(samples, replies), False),
+            "judge_groundedness": (task(), False),
+            "graded=off, logprob judge": (task("off"), True),
+            "graded=logprobs, logprob judge": (task("logprobs"), True),
         }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         for round_ in range(args.rounds):
             # Every other round backwards: no run always follows the same one.
             order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
             for name in order:
-                make, judge = runs[name]
-                seconds[name].append(timed(make, Path(work) / "logs", judge() if judge else None))
+                make, logprobs = runs[name]
+                judge = gold_judge(replies, logprobs)
+                seconds[name].append(timed(make, Path(work) / "logs", judge))
                 print(f"round {round_ + 1}: {name}: {seconds[name][-1]:.1f} s")
-    print(f"\n{args.cases} cases, suite {args.suite}, best of {args.rounds} rounds each")
+    print(
+        f"\n{args.cases} {args.cases_from} cases, suite {args.suite}, "
+        f"best of {args.rounds} rounds each"
+    )
     for name, times in seconds.items():
         print(f"{name:34} {min(times):6.1f} s  {1000 * min(times) / args.cases:5.1f} ms/case")
     for label, (over, under), target in (
-        ("ratio", ("judge_groundedness", "floor: Task(generate(), match())"), 1.2),
+        ("ratio", ("judge_groundedness", "floor: Task(generate(), match())"), 1.1),
         (
             "graded=logprobs / graded=off",
             ("graded=logprobs, logprob judge", "graded=off, logprob judge"),

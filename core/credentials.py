@@ -5,6 +5,7 @@ log or on the terminal. Any value that is a credential is replaced by `[NAME red
 being the variable or argument it came from, and the text around it is kept.
 """
 
+import functools
 import json
 import os
 import re
@@ -21,6 +22,7 @@ _given: dict[str, str] = {}
 (`-M api_key=…`), which no environment variable holds."""
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
@@ -73,7 +75,13 @@ def redactor(named_values: Iterable[tuple[str, object]] = ()) -> Redactor:
         if is_secret_name(name) and isinstance(value, str) and len(value) >= MIN_SECRET_CHARS:
             names.setdefault(value, name)
     # A key that is also in the environment is named by its variable.
-    return Redactor({**_given, **names})
+    return _redactor(frozenset({**_given, **names}.items()))
+
+
+# Called for every record Inspect logs: the patterns are compiled once per set of credentials.
+@functools.lru_cache(maxsize=64)
+def _redactor(names: frozenset[tuple[str, str]]) -> Redactor:
+    return Redactor(dict(names))
 
 
 def redact_secrets(text: str) -> str:

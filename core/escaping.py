@@ -24,6 +24,12 @@ def unescape(text: str) -> str:
     return _ENTITY.sub(lambda entity: _CHARACTERS[entity.group(1)], text)
 
 
+_ESCAPED = re.compile("[&<>]")
+
+
 def escaped_offsets(text: str) -> list[int]:
     """Where each character of `text` begins in `escape(text)`, then where that ends."""
+    if _ESCAPED.search(text) is None:
+        # Most answers hold none of the three: each character is itself.
+        return list(range(len(text) + 1))
     return list(accumulate((len(_ESCAPES.get(ord(c), c)) for c in text), initial=0))
