@@ -16,8 +16,8 @@ graded=off` and `-T graded=logprobs`, whose ratio is what reading the graded sco
 logprobs costs a sample (asking for them, the provider building them, reading P(ungrounded),
 dropping them before the log). Rounds alternate the runs, and the best round of each counts,
 because a shared 2-core machine slows some rounds at random (every other round runs them
-backwards); the median of the rounds' own ratios is printed beside the ratio of the bests.
-Prints figures only.
+backwards); the median of the rounds' own ratios is printed beside the ratio of the bests,
+and the median ratio of the process's CPU time beside them. Prints figures only.
 """
 
 import argparse
@@ -136,10 +136,12 @@ def gold_judge(replies: dict[str, str], logprobs: bool = False) -> Model:
     return get_model("mockllm/model", custom_outputs=respond)
 
 
-def timed(make_task: Callable[[], Task], log_dir: Path, model: Model) -> float:
+def timed(make_task: Callable[[], Task], log_dir: Path, model: Model) -> tuple[float, float]:
+    """The run's wall time and this process's CPU time over it (all threads): a neighbour
+    on a shared machine lengthens the first much more than the second."""
     # The garbage of the run before is not this run's cost.
     gc.collect()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     (log,) = eval(
         make_task(),
         model=model,
@@ -148,9 +150,9 @@ def timed(make_task: Callable[[], Task], log_dir: Path, model: Model) -> float:
         max_samples=MAX_SAMPLES,
         max_connections=MAX_SAMPLES,
     )
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     assert log.status == "success", log.error
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> None:
@@ -181,14 +183,17 @@ def main() -> None:
             "graded=logprobs, logprob judge": (task("logprobs"), True),
         }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
+        cpu_seconds: dict[str, list[float]] = {name: [] for name in runs}
         for round_ in range(args.rounds):
             # Every other round backwards: no run always follows the same one.
             order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
             for name in order:
                 make, logprobs = runs[name]
                 judge = gold_judge(replies, logprobs)
-                seconds[name].append(timed(make, Path(work) / "logs", judge))
-                print(f"round {round_ + 1}: {name}: {seconds[name][-1]:.1f} s")
+                wall, cpu = timed(make, Path(work) / "logs", judge)
+                seconds[name].append(wall)
+                cpu_seconds[name].append(cpu)
+                print(f"round {round_ + 1}: {name}: {wall:.1f} s (CPU {cpu:.1f} s)")
     print(
         f"\n{args.cases} {args.cases_from} cases, suite {args.suite}, "
         f"best of {args.rounds} rounds each"
@@ -204,10 +209,11 @@ def main() -> None:
         ),
     ):
         rounds = [a / b for a, b in zip(seconds[over], seconds[under], strict=True)]
+        cpu_rounds = [a / b for a, b in zip(cpu_seconds[over], cpu_seconds[under], strict=True)]
         print(
             f"{label:34} {min(seconds[over]) / min(seconds[under]):6.2f}x best of each, "
             f"{statistics.median(rounds):.2f}x median of the rounds' ratios "
-            f"(target at most {target}x)"
+            f"(target at most {target}x); CPU time {statistics.median(cpu_rounds):.2f}x"
         )
 
 
