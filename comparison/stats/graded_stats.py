@@ -202,14 +202,27 @@ def _ranking(
     return figures
 
 
-def _calibration(weights: Floats, gold: Floats, score: Floats) -> dict[str, Floats]:
+def _calibration_columns(gold: Floats, score: Floats) -> Floats:
+    """Per case: its score and its gold in its calibration bin's column, its squared error,
+    and 1: a weighting's calibration figures are then one matrix product away."""
     bins = np.minimum((score * BINS).astype(int), BINS - 1)
     onehot = np.zeros((len(score), BINS))
     onehot[np.arange(len(score)), bins] = 1.0
-    predicted, observed = weights @ (onehot * score[:, None]), weights @ (onehot * gold[:, None])
-    n = weights.sum(axis=1)
+    return np.hstack(
+        [
+            onehot * score[:, None],
+            onehot * gold[:, None],
+            np.c_[(score - gold) ** 2, np.ones_like(score)],
+        ]
+    )
+
+
+def _calibration(weights: Floats, columns: Floats) -> dict[str, Floats]:
+    sums = weights @ columns
+    predicted, observed = sums[:, :BINS], sums[:, BINS : 2 * BINS]
+    squared, n = sums[:, 2 * BINS], sums[:, 2 * BINS + 1]
     return {
-        "brier": weights @ (score - gold) ** 2 / n,
+        "brier": squared / n,
         # A bin's share of cases times |mean predicted - observed| is |sum - sum| / n.
         "ece": np.abs(predicted - observed).sum(axis=1) / n,
     }
@@ -285,11 +298,12 @@ def graded_figures(
     if len(gold) == 0:
         raise ValueError("no case with a graded score: there is nothing to compute")
     levels = _Levels(gold, score)
+    calibration = _calibration_columns(gold, score)
 
     def figures(weights: Floats) -> dict[str, Floats]:
         return {
             **_ranking(weights, levels, budgets, target_recall),
-            **_calibration(weights, gold, score),
+            **_calibration(weights, calibration),
         }
 
     n = len(gold)
