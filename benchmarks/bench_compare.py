@@ -194,9 +194,7 @@ def main() -> None:
             cases = 144 * args.base_copies
             when = "now" if built else "earlier"
             built = built or _written(root / f"base-{args.base_copies}")
-            print(
-                f"  (ran the task {when}: {len(VERSIONS)} runs of {cases:,} cases in {built:.0f} s)"
-            )
+            print(f"  (ran the task {when}: {len(VERSIONS)} runs of {cases:,} cases, {built})")
         print(
             f"{'cases':>8} {'sample-epochs':>14} {'wall s':>8} {'peak MB':>8} {'with workers':>12} "
             f"{'s per 1,000':>12} {'exit':>5}"
