@@ -24,6 +24,7 @@ with at most 1.5 GB peak.
 """
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -31,9 +32,13 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 VERSIONS = ("v1", "v2", "v3")
+Result = TypeVar("Result")
 
 
 def _counts(values: list[str]) -> list[int]:
@@ -57,44 +62,67 @@ def _written(folder: Path, seconds: float | None = None) -> str:
     return "time not recorded" if seconds is None else f"in {seconds:.0f} s"
 
 
+def _apart(function: Callable[..., Result], *args: object) -> Result:
+    """`function(*args)` in a child process. Writing the logs grows a process by gigabytes;
+    a command forked from it would inherit that as its peak RSS (Linux counts the pages a
+    child had at fork in its ru_maxrss), so the benchmark itself stays small."""
+    with ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        return pool.submit(function, *args).result()
+
+
+def _write_runs(folder: Path, cases: int) -> None:
+    from farejudge.testing.synthetic_logs import write_runs
+
+    write_runs(folder, cases, VERSIONS)
+
+
+def _base_runs(folder: Path, copies: int) -> list[str]:
+    from farejudge.testing.run_logs import base_runs
+
+    return [run.location for run in base_runs(folder, copies, VERSIONS)]
+
+
+def _grow(base: list[str], folder: Path, cases: int) -> None:
+    from farejudge.testing.run_logs import grow_log
+
+    for log in base:
+        grow_log(log, folder / Path(log).name, cases)
+
+
 def quick_logs(root: Path, cases: int) -> tuple[Path, str]:
     """The folder of synthetic logs for `cases` cases, written unless there; seconds spent."""
-    from farejudge.testing.synthetic_logs import write_runs
 
     folder = root / f"quick-{cases}"
     if _complete(folder):
         return folder, ""
     shutil.rmtree(folder, ignore_errors=True)
     start = time.perf_counter()
-    write_runs(folder, cases, VERSIONS)
+    _apart(_write_runs, folder, cases)
     return folder, _written(folder, time.perf_counter() - start)
 
 
 def base_logs(root: Path, copies: int) -> tuple[list[str], str]:
     """The base runs' logs (one per version), run unless there; seconds spent."""
-    from farejudge.testing.run_logs import base_runs
-
     folder = root / f"base-{copies}"
     logs = sorted(str(p) for p in (folder / "logs").glob("*.eval"))
     if len(logs) == len(VERSIONS):
         return logs, ""
     shutil.rmtree(folder, ignore_errors=True)
     start = time.perf_counter()
-    runs = base_runs(folder, copies, VERSIONS)
-    return [run.location for run in runs], _written(folder, time.perf_counter() - start)
+    logs = _apart(_base_runs, folder, copies)
+    return logs, _written(folder, time.perf_counter() - start)
 
 
 def real_logs(root: Path, cases: int, base: list[str]) -> tuple[Path, str]:
     """The folder of logs for `cases` cases grown from the base runs, unless there."""
-    from farejudge.testing.run_logs import grow_log
-
     folder = root / f"real-{cases}"
     if _complete(folder):
         return folder, ""
     shutil.rmtree(folder, ignore_errors=True)
     start = time.perf_counter()
-    for log in base:
-        grow_log(log, folder / Path(log).name, cases)
+    _apart(_grow, base, folder, cases)
     return folder, _written(folder, time.perf_counter() - start)
 
 
