@@ -1,32 +1,44 @@
-"""Time judge-compare on synthetic logs: 3 prompt versions x 1 judge model x 1 epoch.
+"""Time judge-compare on the logs a run writes: 3 prompt versions x 1 judge model x 1 epoch.
 
-For each case count, writes the logs (testing/synthetic_logs.py: a real run's header, the
-task's samples, scripted verdicts) unless --log-dir already holds them, then runs the
+For each case count, writes the logs unless --log-dir already holds them, then runs the
 judge-compare command in a subprocess and prints figures only (no pass/fail):
 
     python benchmarks/bench_compare.py                       # 144, 10,000 and 100,000 cases
-    python benchmarks/bench_compare.py --cases 2000 --cases 10000 --log-dir /tmp/bench-logs
-    python benchmarks/bench_compare.py --cases 144,2000 --repeat 3
+    python benchmarks/bench_compare.py --cases 10000,100000 --log-dir /tmp/bench-logs
+    python benchmarks/bench_compare.py --quick --cases 144,2000 --repeat 3
 
-Wall time is the whole command, interpreter start-up and imports included; peak memory is
-the command's own maximum resident set (its rusage).
+Real-log mode (the default): a base run per version is the task through Inspect's `eval()`
+on a scripted mockllm judge, over --base-copies copies of the shipped cases with their own
+ids, its log as Inspect writes it (messages, events, summaries); each size's log repeats its
+samples under new ids and case hashes (testing/run_logs.py). Quick mode (--quick) writes
+synthetic logs instead (testing/synthetic_logs.py: a real run's header and scripted samples
+without transcripts), faster to write and lighter to read than a run's.
+
+Writing time is printed apart. Wall time is the whole command, interpreter start-up and
+imports included; peak memory is the command's own maximum resident set (its rusage), and
+"with workers" the largest sum of its and its worker processes' resident sets, sampled every
+50 ms (pages a worker shares with its parent count twice: an upper bound).
 
 Targets on a 2-core machine: 3 x 10,000 in 10 s or less; 3 x 100,000 in 60 s or less
 with at most 1.5 GB peak.
 """
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-
-from farejudge.testing.synthetic_logs import write_runs
+from typing import TypeVar
 
 VERSIONS = ("v1", "v2", "v3")
+Result = TypeVar("Result")
 
 
 def _counts(values: list[str]) -> list[int]:
@@ -36,19 +48,106 @@ def _counts(values: list[str]) -> list[int]:
     return found
 
 
-def logs_for(root: Path, cases: int) -> tuple[Path, float]:
-    """The folder of logs for `cases` cases, written unless there; seconds spent writing."""
-    folder = root / f"cases-{cases}"
-    if len(list(folder.glob("*.eval"))) == len(VERSIONS):
-        return folder, 0.0
+def _complete(folder: Path) -> bool:
+    return len(list(folder.glob("*.eval"))) == len(VERSIONS)
+
+
+def _written(folder: Path, seconds: float | None = None) -> str:
+    """How long writing `folder` took, recorded beside it when it was written."""
+    record = folder.with_name(folder.name + ".seconds")
+    if seconds is not None:
+        record.write_text(f"{seconds:.1f}\n")
+    elif record.exists():
+        seconds = float(record.read_text())
+    return "time not recorded" if seconds is None else f"in {seconds:.0f} s"
+
+
+def _apart(function: Callable[..., Result], *args: object) -> Result:
+    """`function(*args)` in a child process. Writing the logs grows a process by gigabytes;
+    a command forked from it would inherit that as its peak RSS (Linux counts the pages a
+    child had at fork in its ru_maxrss), so the benchmark itself stays small."""
+    with ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        return pool.submit(function, *args).result()
+
+
+def _write_runs(folder: Path, cases: int) -> None:
+    from farejudge.testing.synthetic_logs import write_runs
+
+    write_runs(folder, cases, VERSIONS)
+
+
+def _base_runs(folder: Path, copies: int) -> list[str]:
+    from farejudge.testing.run_logs import base_runs
+
+    return [run.location for run in base_runs(folder, copies, VERSIONS)]
+
+
+def _grow(base: list[str], folder: Path, cases: int) -> None:
+    from farejudge.testing.run_logs import grow_log
+
+    for log in base:
+        grow_log(log, folder / Path(log).name, cases)
+
+
+def quick_logs(root: Path, cases: int) -> tuple[Path, str]:
+    """The folder of synthetic logs for `cases` cases, written unless there; seconds spent."""
+
+    folder = root / f"quick-{cases}"
+    if _complete(folder):
+        return folder, ""
     shutil.rmtree(folder, ignore_errors=True)
     start = time.perf_counter()
-    write_runs(folder, cases, VERSIONS)
-    return folder, time.perf_counter() - start
+    _apart(_write_runs, folder, cases)
+    return folder, _written(folder, time.perf_counter() - start)
 
 
-def run_command(logs: Path, out: Path, resamples: int) -> tuple[float, float, int]:
-    """judge-compare end to end: wall seconds, peak RSS in MB, exit status."""
+def base_logs(root: Path, copies: int) -> tuple[list[str], str]:
+    """The base runs' logs (one per version), run unless there; seconds spent."""
+    folder = root / f"base-{copies}"
+    logs = sorted(str(p) for p in (folder / "logs").glob("*.eval"))
+    if len(logs) == len(VERSIONS):
+        return logs, ""
+    shutil.rmtree(folder, ignore_errors=True)
+    start = time.perf_counter()
+    logs = _apart(_base_runs, folder, copies)
+    return logs, _written(folder, time.perf_counter() - start)
+
+
+def real_logs(root: Path, cases: int, base: list[str]) -> tuple[Path, str]:
+    """The folder of logs for `cases` cases grown from the base runs, unless there."""
+    folder = root / f"real-{cases}"
+    if _complete(folder):
+        return folder, ""
+    shutil.rmtree(folder, ignore_errors=True)
+    start = time.perf_counter()
+    _apart(_grow, base, folder, cases)
+    return folder, _written(folder, time.perf_counter() - start)
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident kilobytes of process `pid` and every process under it, now (Linux /proc): an
+    upper bound, as a page a forked worker shares with its parent counts in each."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:  # it ended between listing and reading
+            continue
+        total += next(
+            (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")),
+            0,
+        )
+        pending.extend(int(child) for child in children)
+    return total
+
+
+def run_command(logs: Path, out: Path, resamples: int) -> tuple[float, float, float, int]:
+    """judge-compare end to end: wall seconds, peak RSS of the command itself and of it with
+    its worker processes together (sampled every 50 ms), in MB, and its exit status."""
     command = [
         sys.executable,
         "-c",
@@ -62,16 +161,29 @@ def run_command(logs: Path, out: Path, resamples: int) -> tuple[float, float, in
     ]
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    # wait4 gives this child's own rusage; RUSAGE_CHILDREN would be the maximum over all.
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
+    tree_peak = 0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal tree_peak
+        while not done.wait(0.05):
+            tree_peak = max(tree_peak, _tree_rss(child.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     assert child.stderr is not None
     err = child.stderr.read().decode(errors="replace")
+    # wait4 gives this child's own rusage: ru_maxrss is the largest single process of the
+    # command and the workers it waited for, not their sum; the sampler gives the sum.
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         print(err, file=sys.stderr)
     # ru_maxrss is in kilobytes on Linux.
-    return wall, usage.ru_maxrss / 1024, code
+    return wall, usage.ru_maxrss / 1024, tree_peak / 1024, code
 
 
 def main() -> None:
@@ -85,33 +197,57 @@ def main() -> None:
     parser.add_argument("--log-dir", type=Path, help="reuse or write the logs here")
     parser.add_argument("--repeat", type=int, default=1, help="timed runs per case count")
     parser.add_argument("--resamples", type=int, default=2000)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="synthetic logs (no transcripts), not the logs a run writes",
+    )
+    parser.add_argument(
+        "--base-copies",
+        type=int,
+        default=7,
+        help="real-log mode: copies of the 144 shipped cases the base runs judge (default 7)",
+    )
+    parser.add_argument("--keep", type=Path, help="copy each size's report folder here")
     args = parser.parse_args()
     counts = _counts(args.cases or ["144,10000,100000"])
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-compare-"))
     root = args.log_dir or scratch / "logs"
+    print(f"mode: {'quick (synthetic logs, no transcripts)' if args.quick else 'real logs'}")
     try:
+        base: list[str] = []
+        if not args.quick:
+            base, built = base_logs(root, args.base_copies)
+            cases = 144 * args.base_copies
+            when = "now" if built else "earlier"
+            built = built or _written(root / f"base-{args.base_copies}")
+            print(f"  (ran the task {when}: {len(VERSIONS)} runs of {cases:,} cases, {built})")
         print(
-            f"{'cases':>8} {'sample-epochs':>14} {'wall s':>8} {'peak MB':>8} "
+            f"{'cases':>8} {'sample-epochs':>14} {'wall s':>8} {'peak MB':>8} {'with workers':>12} "
             f"{'s per 1,000':>12} {'exit':>5}"
         )
         for cases in counts:
-            logs, built = logs_for(root, cases)
-            if built:
-                print(f"  (wrote {len(VERSIONS)} logs of {cases:,} cases in {built:.0f} s)")
+            logs, built = quick_logs(root, cases) if args.quick else real_logs(root, cases, base)
+            when = "now" if built else "earlier"
+            built = built or _written(logs)
+            print(f"  (wrote {len(VERSIONS)} logs of {cases:,} cases {when}, {built})")
             sample_epochs = cases * len(VERSIONS)
+            report = scratch / f"report-{cases}"
             for _ in range(args.repeat):
-                wall, peak, code = run_command(logs, scratch / f"report-{cases}", args.resamples)
+                wall, peak, tree, code = run_command(logs, report, args.resamples)
                 per_thousand = wall / sample_epochs * 1000
                 print(
-                    f"{cases:>8,} {sample_epochs:>14,} {wall:>8.1f} {peak:>8.0f} "
-                    f"{per_thousand:>12.3f} {code:>5}"
+                    f"{cases:>8,} {sample_epochs:>14,} {wall:>8.1f} {peak:>8.0f} {tree:>12.0f} "
+                    f"{per_thousand:>12.3f} {code:>5}",
+                    flush=True,
                 )
-            report = scratch / f"report-{cases}"
             sizes = ", ".join(
                 f"{p.name} {p.stat().st_size / 1024:,.0f} KiB" for p in sorted(report.iterdir())
             )
             print(f"  {sizes}")
+            if args.keep:
+                shutil.copytree(report, args.keep / f"report-{cases}", dirs_exist_ok=True)
     finally:
         shutil.rmtree(scratch)
 

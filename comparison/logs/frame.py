@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from farejudge.comparison.logs.headers import Usage, list_logs, read_header
 from farejudge.comparison.logs.json_stream import array_items, member_items
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, another_task, diagnose
+from farejudge.comparison.logs.workers import map_logs
 from farejudge.core.shards import Shard, parse_shard
 
 TASK = "judge_groundedness"
@@ -560,23 +561,33 @@ def _chosen_samples(
     while True:
         notes: list[str] = []
         chosen = _choose_logs(evals, notes)
+        pending = chosen[~chosen["log"].astype(str).isin(read)].drop_duplicates("log")
+        found = map_logs(
+            _samples_or_why, [(str(r.log), str(r.eval_id)) for r in pending.itertuples()]
+        )
         unread = []
-        for row in chosen.itertuples():
+        for row, result in zip(pending.itertuples(), found, strict=True):
             location = str(row.log)
-            if location in read:
-                continue
-            try:
-                read[location] = _read_samples(location, str(row.eval_id))
-            except READ_ERRORS as err:
-                why = diagnose(location, err, TASK, reading="its samples")
+            if isinstance(result, Unusable):
                 run = (str(row.version), str(row.model))
-                _leave_out(LeftOut(location, why, run), bool(row.named), left_out)
+                _leave_out(LeftOut(location, result, run), bool(row.named), left_out)
                 unread.append(location)
+            else:
+                read[location] = result
         if not unread:
             return chosen, notes, [read[str(location)] for location in chosen["log"]]
         evals = evals[~evals["log"].isin(unread)]
         if evals.empty:
             raise LogsError(f"no {TASK} log left to compare: each is left out", left_out)
+
+
+def _samples_or_why(location: str, eval_id: str) -> pd.DataFrame | Unusable:
+    """One log's samples, or why they cannot be read: a worker returns what it found, so
+    that the reason, not an exception that may not pickle, crosses back."""
+    try:
+        return _read_samples(location, eval_id)
+    except READ_ERRORS as err:
+        return diagnose(location, err, TASK, reading="its samples")
 
 
 def load_runs(paths: Sequence[str]) -> Runs:

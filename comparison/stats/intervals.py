@@ -89,9 +89,12 @@ def resampled_totals(
 def resample_weights(n: int, count: int, rng: np.random.Generator) -> NDArray[np.float64]:
     """How often each of n cases is drawn in each of `count` resamples, from `rng`'s stream."""
     draws = rng.integers(0, n, size=(count, n))
-    draws += n * np.arange(count)[:, None]
-    weights = np.bincount(draws.ravel(), minlength=count * n).reshape(count, n)
-    return weights.astype(np.float64)
+    # Row by row, into the floats: one bincount over every row needs each row offset by n
+    # first and its counts converted after, two more passes over the block.
+    weights = np.empty((count, n))
+    for row, drawn in zip(weights, draws, strict=True):
+        row[:] = np.bincount(drawn, minlength=n)
+    return weights
 
 
 @lru_cache(maxsize=4)

@@ -300,3 +300,15 @@ def test_paired_brier_change_and_its_test() -> None:
     assert found.change.high < 0 and found.p_value < 1e-6
     same = paired_brier(gold, before, before.copy(), resamples=50, seed=0)
     assert (same.change.estimate, same.p_value) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("epochs", [1, 3])
+def test_few_score_levels_give_the_figures_of_the_gather_over_every_case(
+    epochs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(3)
+    gold = (rng.random(500) < 0.4).astype(float)
+    score = rng.integers(0, epochs + 1, 500) / epochs
+    fast = graded_figures(gold, score, resamples=200, seed=1)
+    monkeypatch.setattr(graded_stats, "_FEW_LEVELS", 0)
+    assert graded_figures(gold, score, resamples=200, seed=1) == fast
