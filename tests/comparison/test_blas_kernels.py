@@ -55,7 +55,8 @@ def test_the_statistics_hold_under_each_blas_kernel(kernel: str) -> None:
     # The variable is honoured: numpy's OpenBLAS reports the kernel it was told to use.
     assert _kernel_in_use(env).lower() == kernel.lower()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *STATISTICS_TESTS],
+        # In this process: the suite's workers already take the machine's cores.
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", *STATISTICS_TESTS],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,

@@ -1,10 +1,11 @@
-"""OpenAI's two APIs as the task meets them, through the real `inspect eval` and Inspect's provider.
+"""OpenAI's two APIs as the task meets them, through Inspect's provider and the real `inspect eval`.
 
 Inspect sends gpt-5, o-series and codex models to the Responses API (`/v1/responses`) and the
-others to Chat Completions. Each run below is the command line a user types, against a stand-in
-for api.openai.com on loopback (`tests/support/standins/openai_platform.py`) that refuses
-what OpenAI refuses: a `max_output_tokens` under 16, and under `strict: true` a schema keyword
-strict mode does not document (`maxLength` among them).
+others to Chat Completions. The refused runs are the command line a user types (what it prints
+and its exit status are tested); the judged ones run the same task by `eval()`. Each runs
+against a stand-in for api.openai.com on loopback (`tests/support/standins/openai_platform.py`)
+that refuses what OpenAI refuses: a `max_output_tokens` under 16, and under `strict: true` a
+schema keyword strict mode does not document (`maxLength` among them).
 """
 
 from collections.abc import Iterator
@@ -30,13 +31,18 @@ COMMAND = (
     "OPENAI_BASE_URL={url} OPENAI_API_KEY=sk-dummy-standin "
     "inspect eval evals/judge_groundedness.py --model openai/{model}"
 )
-# name: (model, options)
-RUNS: dict[str, tuple[str, list[str]]] = {
-    "responses_schema": ("gpt-5-mini", ["-T", "constrained=true"]),
-    "responses_off": ("gpt-5-mini", ["-T", "constrained=false"]),
+# name: (model, -T options). What these runs are for is in their logs and in the requests
+# the stand-in received, so they run in-process, by `eval()`.
+RUNS: dict[str, tuple[str, dict[str, bool]]] = {
+    "responses_schema": ("gpt-5-mini", {"constrained": True}),
+    "responses_off": ("gpt-5-mini", {"constrained": False}),
+    "chat_schema": ("gpt-4o-mini", {"constrained": True}),
+}
+# name: (model, options). These are refused, and what the command line prints and its exit
+# status are what is tested: the real `inspect eval`.
+CLI_RUNS: dict[str, tuple[str, list[str]]] = {
     "responses_json_object": ("gpt-5-mini", ["-T", "constrained=json_object"]),
     "responses_refused": ("o1-mini", ["-T", "constrained=true"]),
-    "chat_schema": ("gpt-4o-mini", ["-T", "constrained=true"]),
 }
 ENV = {
     # Rich hard-wraps an error at the terminal width (80 columns in a pipe).
@@ -51,10 +57,8 @@ ENV = {
 }
 
 
-class Ran:
-    def __init__(self, timed: TimedRun, server: type[OpenAIPlatform], log_dir: Path) -> None:
-        self.run = timed.run
-        self.seconds = timed.seconds
+class Judged:
+    def __init__(self, server: type[OpenAIPlatform], log_dir: Path) -> None:
         self.requests = server.requests
         self.log_dir = log_dir
 
@@ -63,7 +67,6 @@ class Ran:
         return read_eval_log(path)
 
     def judged(self) -> EvalLog:
-        assert self.run.returncode == 0, "\n".join(self.run.lines)
         log = self.log()
         assert log.status == "success", log.error
         assert log.samples is not None and len(log.samples) == 2
@@ -72,24 +75,55 @@ class Ran:
         return log
 
 
+class Ran(Judged):
+    def __init__(self, timed: TimedRun, server: type[OpenAIPlatform], log_dir: Path) -> None:
+        super().__init__(server, log_dir)
+        self.run = timed.run
+
+
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Ran]]:
-    """Every run at once, each against a stand-in of its own (its requests are its own)."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Judged]:
+    """Each run in turn, by `eval()`, against a stand-in of its own (its requests are its own)."""
+    root = tmp_path_factory.mktemp("openai_evals")
+    done = {}
+    for name, (model, options) in RUNS.items():
+        server = platform()
+        with serving(server) as url, pytest.MonkeyPatch.context() as env:
+            for variable, value in {**ENV, "OPENAI_BASE_URL": url}.items():
+                env.setenv(variable, value)
+            env.setenv("OPENAI_API_KEY", "sk-dummy-standin")
+            eval(
+                task_file(),
+                task_args={"dataset": FIXTURES, **options},
+                model=f"openai/{model}",
+                # The model of another run, memoized, would ask that run's stand-in.
+                model_base_url=url,
+                limit=2,
+                log_dir=str(root / name),
+                display="none",
+            )
+        done[name] = Judged(server, root / name)
+    return done
+
+
+@pytest.fixture(scope="module")
+def cli_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Ran]]:
+    """Every command line at once, each against a stand-in of its own."""
     root = tmp_path_factory.mktemp("openai_runs")
     with ExitStack() as stack:
-        servers = {name: platform() for name in RUNS}
-        urls = {name: stack.enter_context(serving(servers[name])) for name in RUNS}
+        servers = {name: platform() for name in CLI_RUNS}
+        urls = {name: stack.enter_context(serving(servers[name])) for name in CLI_RUNS}
         commands = [
             (
                 COMMAND.format(url=urls[name], model=model),
                 [*SIZE, "--log-dir", str(root / name), *options],
             )
-            for name, (model, options) in RUNS.items()
+            for name, (model, options) in CLI_RUNS.items()
         ]
         done = run_commands(commands, ENV)
         yield {
             name: Ran(timed, servers[name], root / name)
-            for name, timed in zip(RUNS, done, strict=True)
+            for name, timed in zip(CLI_RUNS, done, strict=True)
         }
 
 
@@ -114,7 +148,7 @@ def model_requests(log: EvalLog) -> list[dict[str, Any]]:
     return found
 
 
-def test_the_schema_probe_is_taken_by_the_responses_api(runs: dict[str, Ran]) -> None:
+def test_the_schema_probe_is_taken_by_the_responses_api(runs: dict[str, Judged]) -> None:
     ran = runs["responses_schema"]
     ran.judged()
     sized = [body["max_output_tokens"] for _, body in ran.requests if "max_output_tokens" in body]
@@ -123,7 +157,7 @@ def test_the_schema_probe_is_taken_by_the_responses_api(runs: dict[str, Ran]) ->
     assert all(path == "/v1/responses" for path, _ in ran.requests)
 
 
-def test_schema_mode_is_what_the_request_carried(runs: dict[str, Ran]) -> None:
+def test_schema_mode_is_what_the_request_carried(runs: dict[str, Judged]) -> None:
     for name, kind in (("responses_schema", "json_schema"), ("responses_off", None)):
         log = runs[name].judged()
         assert log.samples is not None
@@ -144,8 +178,10 @@ def test_schema_mode_is_what_the_request_carried(runs: dict[str, Ran]) -> None:
         assert request["response_format"]["type"] == "json_schema"
 
 
-def test_json_object_is_refused_on_the_responses_api_in_one_line(runs: dict[str, Ran]) -> None:
-    ran = runs["responses_json_object"]
+def test_json_object_is_refused_on_the_responses_api_in_one_line(
+    cli_runs: dict[str, Ran],
+) -> None:
+    ran = cli_runs["responses_json_object"]
     assert ran.run.returncode == 1, "\n".join(ran.run.lines)
     (line,) = said(ran.run)
     assert "openai/gpt-5-mini" in line and "Responses API" in line
@@ -157,9 +193,9 @@ def test_json_object_is_refused_on_the_responses_api_in_one_line(runs: dict[str,
 
 
 def test_a_refused_schema_is_one_line_and_exit_1_on_the_responses_api(
-    runs: dict[str, Ran],
+    cli_runs: dict[str, Ran],
 ) -> None:
-    ran = runs["responses_refused"]
+    ran = cli_runs["responses_refused"]
     assert ran.run.returncode == 1, "\n".join(ran.run.lines)
     (line,) = said(ran.run)
     assert line.startswith("openai/o1-mini rejected the verdict schema that -T constrained=true")
@@ -169,7 +205,9 @@ def test_a_refused_schema_is_one_line_and_exit_1_on_the_responses_api(
     assert not ran.log_dir.exists() or not any(ran.log_dir.iterdir())
 
 
-def test_chat_completions_takes_the_strict_schema_and_the_probe(runs: dict[str, Ran]) -> None:
+def test_chat_completions_takes_the_strict_schema_and_the_probe(
+    runs: dict[str, Judged],
+) -> None:
     ran = runs["chat_schema"]
     ran.judged()
     paths = {path for path, _ in ran.requests}

@@ -2,12 +2,13 @@
 
 Three real CLI runs with sentinel keys in the environment: the OpenAI provider against a local
 OpenAI-compatible server (the key really is sent, as a bearer token; one request is refused),
-mockllm failing on every sample, and a bad option. Then eight runs against a server that
+mockllm failing on every sample, and a bad option. Then eight logs from a server that
 refuses one case with OpenAI's 401, quoting the bearer key it received: `openai-api/` and
-`openai/`, the key in the environment or given as `-M api_key=…`, each in both log formats,
-and `judge-compare` on each log. Every file the runs write, under a HOME, XDG folders and
-TMPDIR of their own (so Inspect's trace logs and caches are searched too), is searched for the
-keys: zip members (.eval logs) and gzip files decompressed.
+`openai/` (both models of one run, a log each), the key in the environment or given as
+`-M api_key=…`, each in both log formats, and `judge-compare` on each log. Every file the
+runs write, under a HOME, XDG folders and TMPDIR of their own (so Inspect's trace logs and
+caches are searched too), is searched for the keys: zip members (.eval logs) and gzip files
+decompressed.
 """
 
 import gzip
@@ -192,22 +193,21 @@ REDACTED_REFUSAL = re.compile(
 )
 
 
-def echoed_runs(base_url: str, cases: Path, logs: Path, source: str) -> dict[str, list[str]]:
-    """`inspect eval` options per run: both providers, both log formats, the key from `source`."""
-    models = {
-        "openai-api": ["--model", "openai-api/local/m", "--model-base-url", base_url],
-        # openai/ reads its server from OPENAI_BASE_URL.
-        "openai": ["--model", "openai/gpt-4o-mini"],
-    }
+# Both providers in each run, one log each: `openai-api/` reads its server from
+# LOCAL_BASE_URL, `openai/` from OPENAI_BASE_URL.
+PROVIDERS = {"openai-api/local/m": "openai-api", "openai/gpt-4o-mini": "openai"}
+
+
+def echoed_runs(cases: Path, logs: Path, source: str) -> dict[str, list[str]]:
+    """`inspect eval` options per log format: both providers, the key from `source`."""
     key = ["-M", f"api_key={ECHOED['-M']}"] if source == "-M" else []
     return {
-        f"{provider} {fmt}": [
-            *model,
+        fmt: [
+            *("--model", ",".join(PROVIDERS)),
             *key,
             *("-T", f"dataset={cases}", "-T", "fail_on_error=false"),
-            *("--log-format", fmt, "--log-dir", str(logs / f"{provider}-{fmt}")),
+            *("--log-format", fmt, "--log-dir", str(logs / fmt)),
         ]
-        for provider, model in models.items()
         for fmt in ("json", "eval")
     }
 
@@ -234,21 +234,26 @@ def test_no_echoed_key_in_any_log(
     written = tmp_path / "written"
     for folder in ("home", "tmp"):
         (written / folder).mkdir(parents=True)
-    env = {"OPENAI_BASE_URL": echoing_server, **written_to(written)}
+    env = {"OPENAI_BASE_URL": echoing_server, "LOCAL_BASE_URL": echoing_server}
+    env |= written_to(written)
     # The key in each provider's variable, or only on the command line.
     key_env = {"env": {"OPENAI_API_KEY": ECHOED["env"], "LOCAL_API_KEY": ECHOED["env"]}, "-M": {}}
     outputs: list[tuple[str, str]] = []
     log_files: dict[str, Path] = {}
     for source, extra_env in key_env.items():
         logs = written / "logs" / source.strip("-")
-        runs = echoed_runs(echoing_server, cases, logs, source)
+        runs = echoed_runs(cases, logs, source)
         EchoesKey.keys = []
         done = inspect_eval(list(runs.values()), env={**env, **extra_env})
-        for name, run in zip(runs, done, strict=True):
-            outputs.append((f"{source} {name} output", run.stdout + run.stderr))
+        for fmt, run in zip(runs, done, strict=True):
+            outputs.append((f"{source} {fmt} output", run.stdout + run.stderr))
             assert run.returncode == 0, run.stdout + run.stderr
-            (log_files[f"{source} {name}"],) = (logs / name.replace(" ", "-")).iterdir()
+            for log_file in (logs / fmt).iterdir():
+                model = read_eval_log(log_file, header_only=True).eval.model
+                log_files[f"{source} {PROVIDERS[model]} {fmt}"] = log_file
         assert set(EchoesKey.keys) == {ECHOED[source]}, "the runs sent the key given"
+    # Every provider, log format and way of giving the key wrote its log.
+    assert len(log_files) == len(key_env) * len(PROVIDERS) * 2
     for name, log_file in log_files.items():
         report = written / "reports" / name.replace(" ", "-")
         # Exit 1: the gate is incomplete, one case errored.

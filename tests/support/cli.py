@@ -45,7 +45,8 @@ def inspect_eval(
 
     At most one run per CPU at a time, each with `timeout` seconds of its own: a cold start
     of Inspect is CPU-bound, so more runs at once would only stretch every run towards a
-    shared deadline on a small machine.
+    shared deadline on a small machine. Under pytest-xdist the CPUs are shared out among
+    the workers.
     """
 
     def one(args: Sequence[str]) -> Run:
@@ -59,7 +60,8 @@ def inspect_eval(
         )
         return Run(done.returncode, done.stdout, done.stderr)
 
-    pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    pool = ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 1) // workers))
     try:
         return list(pool.map(one, runs))
     finally:
