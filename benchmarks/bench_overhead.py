@@ -50,6 +50,7 @@ from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import SUITES, suite_samples
+from farejudge.testing.run_logs import copies, write_case_file
 from farejudge.testing.scripted_judge import mock_output
 from farejudge.testing.synthetic_cases import write_cases
 
@@ -60,18 +61,6 @@ MAX_SAMPLES = 200
 # punctuation on its own.
 _TOKENS = re.compile(r" ?\w+| ?[^\w\s]+|\s+")
 TOP_ALTERNATIVES = 5
-
-
-def write_shipped_copies(path: Path, count: int) -> None:
-    """`count` copies of the shipped cases, in turn, each under an id of its own."""
-    shipped = load_cases(DEFAULT_CASES)
-    copies = [
-        shipped[i % len(shipped)].model_copy(
-            update={"id": f"{shipped[i % len(shipped)].id}-copy{i // len(shipped)}"}
-        )
-        for i in range(count)
-    ]
-    path.write_text("".join(c.model_dump_json() + "\n" for c in copies), encoding="utf-8")
 
 
 def rendered(cases_file: Path, suite: str) -> list[Sample]:
@@ -165,7 +154,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         cases_file = Path(work) / "cases.jsonl"
         if args.cases_from == "shipped":
-            write_shipped_copies(cases_file, args.cases)
+            write_case_file(cases_file, copies(load_cases(DEFAULT_CASES), args.cases))
         else:
             write_cases(cases_file, args.cases)
         samples = rendered(cases_file, args.suite)

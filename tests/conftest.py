@@ -1,6 +1,5 @@
 """Fixtures shared by several test files, and the `slow` mark the finer marks imply."""
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,14 +22,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.get_closest_marker(name) for name in IMPLY_SLOW):
             item.add_marker(pytest.mark.slow)
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    # Two workers a core for `-n auto` over the slow tests: much of their time is waiting
-    # (retry back-off, child processes, servers), and a waiting worker leaves its core to
-    # another. The fast ones keep a core each: there a worker's start-up is the cost.
-    cores = os.cpu_count() or 1
-    return cores if "not slow" in str(config.getoption("markexpr")) else 2 * cores
 
 
 @pytest.fixture
