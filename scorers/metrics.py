@@ -9,7 +9,6 @@ claims as missed, and span recall their gold characters.
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TypedDict, cast
 
 import numpy as np
@@ -36,54 +35,30 @@ class Counts(TypedDict):
     span_overlap_chars: int
 
 
-@dataclass
-class _Read:
-    """One list of scores' value dictionaries, and the columns read from them so far."""
-
-    scores: list[SampleScore]
-    size: int
-    values: list[dict[str, float]]
-    columns: dict[str, NDArray[np.float64]] = field(default_factory=dict)
-
-
-# Inspect computes every metric over the same list of scores, one after the other, and again
-# at each refresh of the running metrics: a column is read from the dictionaries once per
-# list, not once per metric. The list itself is held, so its id cannot be reused meanwhile.
-_last_read: list[_Read] = []
-
-
-def _read(scores: list[SampleScore]) -> _Read:
-    if _last_read and _last_read[0].scores is scores and _last_read[0].size == len(scores):
-        return _last_read[0]
-    values = [
+def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
+    return [
         cast(dict[str, float], s.score.value) for s in scores if isinstance(s.score.value, dict)
     ]
-    _last_read[:] = [_Read(scores, len(scores), values)]
-    return _last_read[0]
 
 
-def _column(scores: list[SampleScore], key: str) -> NDArray[np.float64]:
-    read = _read(scores)
-    column = read.columns.get(key)
-    if column is None:
-        column = np.fromiter((v[key] for v in read.values), np.float64, len(read.values))
-        read.columns[key] = column
-    return column
+def _column(values: list[dict[str, float]], key: str) -> NDArray[np.float64]:
+    return np.fromiter((v[key] for v in values), np.float64, len(values))
 
 
-def _total(scores: list[SampleScore], key: str) -> float:
-    # Counts of 0 and 1 (a share only over epochs): the sum is exact in any order.
-    return float(_column(scores, key).sum())
+def _total(values: list[dict[str, float]], key: str) -> float:
+    # Whole counts (a share of epochs at most): the sum is exact in any order.
+    return float(_column(values, key).sum())
 
 
 def confusion(scores: list[SampleScore]) -> Confusion:
-    answered = 1.0 - _column(scores, "judge_failure")
+    values = _values(scores)
+    answered = 1.0 - _column(values, "judge_failure")
     # A judge failure has no verdict (NaN) and adds to no cell.
     kept = answered > 0
     added = cells(
         answered[kept],
-        _column(scores, "gold_ungrounded")[kept],
-        _column(scores, "judge_ungrounded")[kept],
+        _column(values, "gold_ungrounded")[kept],
+        _column(values, "judge_ungrounded")[kept],
     )
     tp, fn, fp, tn = (float(part.sum()) for part in added)
     return Confusion(tp=tp, fn=fn, fp=fp, tn=tn)
@@ -91,7 +66,8 @@ def confusion(scores: list[SampleScore]) -> Confusion:
 
 def _mean(key: str) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        return ratio(_total(scores, key), len(_read(scores).values))
+        values = _values(scores)
+        return ratio(_total(values, key), len(values))
 
     return compute
 
@@ -144,7 +120,8 @@ def cohen_kappa() -> Metric:
 
 def _sum_ratio(numerator: str, denominator: str) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        return ratio(_total(scores, numerator), _total(scores, denominator))
+        values = _values(scores)
+        return ratio(_total(values, numerator), _total(values, denominator))
 
     return compute
 
@@ -178,10 +155,11 @@ def span_f1() -> Metric:
     """The harmonic mean of span precision and span recall."""
 
     def compute(scores: list[SampleScore]) -> float:
+        values = _values(scores)
         return overlap_f1(
-            _total(scores, "span_overlap_chars"),
-            _total(scores, "span_judge_chars"),
-            _total(scores, "span_gold_chars"),
+            _total(values, "span_overlap_chars"),
+            _total(values, "span_judge_chars"),
+            _total(values, "span_gold_chars"),
         )
 
     return compute
