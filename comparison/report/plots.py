@@ -79,6 +79,13 @@ def categories(report: Report) -> bytes:
     fig = Figure(figsize=(2.0 + 1.3 * len(versions) * len(models), 0.35 * len(names) + 1.5))
     axes = fig.subplots(1, len(models), squeeze=False)
     for ax, model in zip(axes[0], models, strict=True):
+        if not names:
+            # A run whose every case errored has no category to show: an empty grid would
+            # leave matplotlib a singular axis.
+            ax.text(0.5, 0.5, "no case was judged", ha="center", va="center", fontsize=9)
+            ax.set_axis_off()
+            ax.set_title(model, fontsize=9)
+            continue
         grid = np.full((len(names), len(versions)), np.nan)
         for c in report.categories:
             if c.model == model:
