@@ -2,7 +2,7 @@
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Protocol, cast
 
 from inspect_ai.event import ErrorEvent
@@ -319,16 +319,16 @@ def score_reply(
         value=_value(case, parsed, cmp, spans, graded_as),
         answer=_verdict_label(parsed),
         explanation="\n\n".join(p for p in paragraphs if p),
+        # The verdict as read, for judge-compare's panel. The claims missed, extra or not in the
+        # answer, and the over-long strings, are in the explanation and counted in the value:
+        # nothing read them here, and Inspect serializes every metadata key of every sample's
+        # summary again at each write.
         metadata={
             "verdict": {
                 "grounded": parsed.grounded,
                 "unsupported_claims": parsed.unsupported_claims,
                 "reasoning": parsed.reasoning,
             },
-            "claims_missed": cmp.missed,
-            "claims_extra": cmp.extra,
-            "claims_not_in_answer": cmp.not_in_answer,
-            "over_long": [asdict(o) for o in too_long],
         },
     )
 

@@ -264,15 +264,14 @@ def test_an_over_long_reasoning_is_flagged_and_still_scored_as_written() -> None
     reply = json.dumps({"grounded": True, "unsupported_claims": [], "reasoning": reasoning})
     score = score_reply(CASES["t-conv"], reply)
     assert score.answer != "judge failure"
-    assert score.metadata is not None
-    assert score.metadata["verdict"]["reasoning"] == reasoning
-    assert score.metadata["over_long"] == [{"field": "reasoning", "chars": 450, "bound": 400}]
+    assert score.metadata == {
+        "verdict": {"grounded": True, "unsupported_claims": [], "reasoning": reasoning}
+    }
     assert "reasoning has 450 characters (bound 400)" in str(score.explanation)
 
 
 def test_a_verdict_within_its_bounds_is_not_flagged() -> None:
     score = score_reply(CASES["t-conv"], '{"grounded": true, "unsupported_claims": []}')
-    assert score.metadata is not None and score.metadata["over_long"] == []
     assert "length bounds" not in str(score.explanation)
 
 
