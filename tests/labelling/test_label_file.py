@@ -177,12 +177,19 @@ sys.exit(run(sys.argv[4:]))
 JUDGE_LABEL = str(Path(sys.executable).parent / "judge-label")
 
 
+def _ctrl_c_reaches_it() -> None:
+    # A shell starts a background job with SIGINT ignored, and a child inherits that: the
+    # suite run as one (`bash .ci/run &`) would send Ctrl-C to a server that cannot hear it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _judge_label(command: list[str], *args: str) -> "subprocess.Popen[str]":
     return subprocess.Popen(
         [*command, "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_ctrl_c_reaches_it,
     )
 
 
@@ -228,7 +235,10 @@ def test_judge_label_killed_mid_save_restarts_with_every_saved_label(tmp_path: P
         assert (status, state["labelled"], state["next"]) == (200, 2, 2)
     finally:
         restarted.send_signal(signal.SIGINT)
-        _, err = restarted.communicate(timeout=30)
+        try:
+            _, err = restarted.communicate(timeout=30)
+        finally:
+            restarted.kill()  # a no-op once it has exited; else it would outlive the suite
     assert restarted.returncode == 0, err
     (side,) = side_files(labels)
     assert err.splitlines() == [
