@@ -320,7 +320,7 @@ def score_reply(
         answer=_verdict_label(parsed),
         explanation="\n\n".join(p for p in paragraphs if p),
         # The verdict as read, for judge-compare's panel. The claims missed, extra or not in the
-        # answer, and the over-long strings, are in the explanation and counted in the value:
+        # answer, and the over-long strings, are in the explanation (the value counts the claims):
         # nothing read them here, and Inspect serializes every metadata key of every sample's
         # summary again at each write.
         metadata={
