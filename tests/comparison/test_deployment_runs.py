@@ -8,8 +8,8 @@ time (`tests/support/deploy_judges.py`: an async mockllm function awaiting `anyi
 | v2 with small | u0, u1, g0-g5 | | 0.75 | 0.8 | 0.094 | 0.01 s |
 | v3 with small | g0-g5 | | 0.85 | 1.0 | 0.094 | 0.01 s |
 | v3 with medium | u3, g6 | g7, g8 | 0.922 | 0.9 | 0.94 | 0.1 s |
-| v3 with large | | | 1.0 | 1.0 | 9.40 | 0.8 s |
-| v3 panel of the three | | | 1.0 | 1.0 | 10.434 | 0.8 s (the slowest) |
+| v3 with large | | | 1.0 | 1.0 | 9.40 | 2.0 s |
+| v3 panel of the three | | | 1.0 | 1.0 | 10.434 | 2.0 s (the slowest) |
 
 Each is wrong where the others on v3 are right, so the panel's majority is right on every case;
 v3 breaks no case v2 got right, so the gate passes.
@@ -51,7 +51,7 @@ pytestmark = pytest.mark.slow
 SMALL, MEDIUM, LARGE = (f"mockllm/deploy-{size}" for size in ("small", "medium", "large"))
 PANEL = f"panel ({LARGE}, {MEDIUM}, {SMALL})"
 PRICES = {SMALL: (0.1, 0.4), MEDIUM: (1.0, 4.0), LARGE: (10.0, 40.0)}
-SLEEPS = {SMALL: 0.01, MEDIUM: 0.1, LARGE: 0.8}
+SLEEPS = {SMALL: 0.01, MEDIUM: 0.1, LARGE: 2.0}
 PER_1K = {model: 1000 * cost_per_call(*prices) for model, prices in PRICES.items()}
 WRONG = {
     ("v2", SMALL): [ungrounded(0), ungrounded(1), *(grounded(k) for k in range(6))],
@@ -60,6 +60,10 @@ WRONG = {
     ("v3", LARGE): [],
 }
 NO_VERDICT = {("v3", MEDIUM): [grounded(7), grounded(8)]}
+LIMIT = 1.0
+"""A p95 latency the slow judges' sleep alone exceeds, with a wide margin under it for the
+others: a call's working time holds the event loop's other work too, 0.3 s of it at the median
+on a busy machine."""
 RESAMPLES = 300
 FAST = "mockllm/deploy-unpriced"
 
@@ -94,6 +98,16 @@ def deployment(runs: Runs, quality: Quality = "balanced_accuracy", **bounds: flo
     return build_report(runs, resamples=RESAMPLES, deploy=options).deployment
 
 
+def latencies(runs: Runs, version: str, models: tuple[str, ...]) -> NDArray[np.float64]:
+    """Each call's working time as the logs hold it; a panel's call, its slowest member's."""
+    samples = runs.samples
+    mine = samples[(samples["version"] == version) & samples["model"].isin(models)]
+    slowest: NDArray[np.float64] = (
+        mine.groupby(["case", "epoch"])["working_time"].max().to_numpy(dtype=float)
+    )
+    return slowest
+
+
 def named(d: Deployment, version: str, model: str) -> int:
     return next(i for i, c in enumerate(d.candidates) if (c.version, c.model) == (version, model))
 
@@ -103,9 +117,11 @@ def test_the_logs_carry_each_calls_cost_and_working_time(runs: Runs) -> None:
     for model, per_1k in PER_1K.items():
         mine = samples[samples["model"] == model]
         assert mine["cost"].to_numpy() == pytest.approx(per_1k / 1000)
-        # The sleep, then the event loop's time on this and the other samples in flight.
+        # The sleep, then the event loop's time on this and the other samples in flight, which
+        # has no bound on a busy machine: only the sleep is certain.
         assert (mine["working_time"] >= SLEEPS[model]).all()
-        assert mine["working_time"].median() < SLEEPS[model] + 0.3
+    medians = [samples[samples["model"] == m]["working_time"].median() for m in (SMALL, LARGE)]
+    assert medians[0] < medians[1]
 
 
 def test_each_candidates_figures_are_the_scripted_ones(runs: Runs) -> None:
@@ -125,7 +141,11 @@ def test_each_candidates_figures_are_the_scripted_ones(runs: Runs) -> None:
         assert figures == pytest.approx(expected[(c.version, c.model)]), c.name
         slowest = max(SLEEPS[m] for m in c.members) if c.members else SLEEPS[c.model]
         assert slowest <= c.estimate("latency_p50") <= c.estimate("latency_p95")
-        assert c.estimate("latency_p50") < slowest + 0.3
+        calls = latencies(runs, c.version, c.members or (c.model,))
+        for q in (0.5, 0.95):
+            assert c.estimate(f"latency_p{round(100 * q)}") == np.quantile(
+                calls, q, method="inverted_cdf"
+            ), c.name
         assert math.isnan(c.estimate("flip_rate")), "one epoch: nothing to flip"
     # v2 on small costs what v3 on small does, and is worse; the panel what large does, more.
     assert [c.on_frontier for c in d.candidates] == [False, True, True, True, False]
@@ -161,7 +181,7 @@ CONSTRAINT_SETS: list[tuple[dict[str, float], Quality, Run, Run, float, Run, str
     ),
     # Large and the panel are too slow, v2 on small misses too much.
     (
-        {"max_p95_latency": 0.45, "min_recall": 0.85},
+        {"max_p95_latency": LIMIT, "min_recall": 0.85},
         "balanced_accuracy",
         ("v3", MEDIUM),
         ("v3", SMALL),
@@ -171,7 +191,7 @@ CONSTRAINT_SETS: list[tuple[dict[str, float], Quality, Run, Run, float, Run, str
     ),
     # Ranked on recall: small on v3 catches every ungrounded answer.
     (
-        {"max_p95_latency": 0.45},
+        {"max_p95_latency": LIMIT},
         "recall",
         ("v3", SMALL),
         ("v3", MEDIUM),
@@ -299,7 +319,7 @@ def unpriced(tmp_path_factory: pytest.TempPathFactory, warm: None) -> Path:
     root = tmp_path_factory.mktemp("unpriced")
     cases = root / "cases.jsonl"
     write_cases(cases, 12)
-    run_judge("v3", {}, cases, root / "logs", "mockllm/deploy-unpriced-slow", 0.8)
+    run_judge("v3", {}, cases, root / "logs", "mockllm/deploy-unpriced-slow", SLEEPS[LARGE])
     run_judge("v3", {grounded(0): "wrong"}, cases, root / "logs", FAST, 0.01)
     return root / "logs"
 
@@ -307,7 +327,7 @@ def unpriced(tmp_path_factory: pytest.TempPathFactory, warm: None) -> Path:
 def test_without_prices_cost_is_unknown_and_the_pick_is_made_on_the_rest(
     unpriced: Path, tmp_path: Path
 ) -> None:
-    options = ["--max-cost-per-1k", "1", "--max-p95-latency", "0.45"]
+    options = ["--max-cost-per-1k", "1", "--max-p95-latency", f"{LIMIT:g}"]
     assert compare(unpriced, tmp_path, *options, "--require-pick") == EXIT_OK
     top = (tmp_path / "report.md").read_text(encoding="utf-8").split("\n## ")[1]
     assert f"Deploy v3 with {FAST}:" in top
@@ -318,7 +338,7 @@ def test_without_prices_cost_is_unknown_and_the_pick_is_made_on_the_rest(
     )
     assert f"| {UNKNOWN_COST} |" in top
     assert "meets (not checked: --max-cost-per-1k 1)" in top
-    assert "fails --max-p95-latency 0.45 (not checked: --max-cost-per-1k 1)" in top
+    assert f"fails --max-p95-latency {LIMIT:g} (not checked: --max-cost-per-1k 1)" in top
     decided = Decision.model_validate_json((tmp_path / DECISION_FILE).read_text(encoding="utf-8"))
     assert decided.cost_known is False and decided.pick is not None
     assert decided.pick.model == FAST
