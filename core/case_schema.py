@@ -1,15 +1,28 @@
 """The case record: one JSON Lines record per fare-policy case, gold label included.
 
 `Case` is the only declaration of the record's shape. Everything else that describes it is
-derived from the model: `FEATURES` here, for the `datasets` library, and the dataset card's
-`dataset_info` and schema table (scripts/dataset_card.py writes both into datasets/README.md).
+derived from the model: `case_features()` here, for the `datasets` library, and the dataset
+card's `dataset_info` and schema table (scripts/dataset_card.py writes both into
+datasets/README.md).
 """
 
 import datetime
-from typing import Annotated, Any, Literal, get_args, get_origin
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
-from datasets import Features, List, Value
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from datasets import Features
+
+
+@dataclass(frozen=True)
+class StoredAs:
+    """A field's column type in `datasets` (a `Value` dtype), where its Python type would
+    give the wrong one."""
+
+    dtype: str
 
 
 def _iso_date(text: str) -> str:
@@ -20,7 +33,7 @@ def _iso_date(text: str) -> str:
 # Stored as a date by `datasets`: its JSON reader turns any "YYYY-MM-DD" string into a
 # timestamp, and a string column would then hold "2026-08-01 00:00:00".
 IsoDate = Annotated[
-    str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_iso_date), Value("date32")
+    str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$"), AfterValidator(_iso_date), StoredAs("date32")
 ]
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -102,10 +115,12 @@ def case_problems(case: Case) -> list[tuple[str, str]]:
 
 
 def _feature(annotation: Any, metadata: list[Any]) -> Any:
-    """The `datasets` feature for one field; a `Value` in its metadata overrides its type."""
-    stored = [item for item in metadata if isinstance(item, Value)]
+    """The `datasets` feature for one field; a `StoredAs` in its metadata overrides its type."""
+    from datasets import List, Value
+
+    stored = [item for item in metadata if isinstance(item, StoredAs)]
     if stored:
-        return stored[0]
+        return Value(stored[0].dtype)
     if annotation is str or get_origin(annotation) is Literal:
         return Value("string")
     if annotation is bool:
@@ -126,6 +141,14 @@ def _features(model: type[BaseModel]) -> dict[str, Any]:
     }
 
 
-FEATURES = Features(_features(Case))
-"""The case's columns for the `datasets` library, so that it reads them with fixed types
-instead of inferring them per file."""
+@functools.cache
+def case_features() -> "Features":
+    """The case's columns for the `datasets` library, so that it reads them with fixed types
+    instead of inferring them per file.
+
+    Built on first use: importing `datasets` (and the pandas it brings) takes over a second,
+    and nothing that judges, compares or labels cases needs it.
+    """
+    from datasets import Features
+
+    return Features(_features(Case))

@@ -28,7 +28,7 @@ from datasets import DatasetInfo
 from datasets.info import DatasetInfosDict
 from huggingface_hub import DatasetCardData
 
-from farejudge.core.case_schema import FEATURES, Case
+from farejudge.core.case_schema import Case, case_features
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 
@@ -44,9 +44,10 @@ AGREEMENT_DIR = DATA_DIR / "agreement"
 
 
 def render_dataset_info() -> str:
-    """`FEATURES` as the `dataset_info` the `datasets` library itself writes into a card."""
+    """`case_features()` as the `dataset_info` the `datasets` library itself writes into a card."""
     card_data = DatasetCardData()
-    DatasetInfosDict({"default": DatasetInfo(features=FEATURES)}).to_dataset_card_data(card_data)
+    infos = DatasetInfosDict({"default": DatasetInfo(features=case_features())})
+    infos.to_dataset_card_data(card_data)
     info = {"dataset_info": card_data["dataset_info"]}
     text: str = yaml.safe_dump(info, sort_keys=False, allow_unicode=True)
     return text.rstrip("\n")

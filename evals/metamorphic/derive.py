@@ -189,7 +189,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    # Imported here: the loader pulls in Inspect and `datasets`, which the pure API never needs.
+    # Imported here: the loader pulls in Inspect, which the pure API never needs.
     from farejudge.core.errors import InputError
     from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 

@@ -12,7 +12,7 @@ import pytest
 from datasets import Features, List, Value
 from pydantic import Field
 
-from farejudge.core.case_schema import FEATURES, Case
+from farejudge.core.case_schema import Case, case_features
 from farejudge.evals.dataset import load_cases
 from tests.support.paths import REPO_ROOT
 
@@ -88,7 +88,8 @@ def test_the_check_fails_on_each_stale_part(
     card = tmp_path / "README.md"
     text = CARD.read_text(encoding="utf-8")
     if stale == "dataset_info":
-        monkeypatch.setattr(mod, "FEATURES", Features({**FEATURES, "note": Value("string")}))
+        wider = Features({**case_features(), "note": Value("string")})
+        monkeypatch.setattr(mod, "case_features", lambda: wider)
     elif stale == "schema table":
         monkeypatch.setattr(mod, "Case", _Wider)
     else:
@@ -129,9 +130,9 @@ def test_features_are_generated_from_the_model() -> None:
             "rules": List(Value("string")),
         }
     )
-    assert expected == FEATURES
+    assert expected == case_features()
     # Equal dicts may differ in order; the card's columns follow this one.
-    assert repr(expected) == repr(FEATURES)
+    assert repr(expected) == repr(case_features())
 
 
 def test_load_dataset_on_folder_yields_schema(cases: list[Case]) -> None:
@@ -141,7 +142,7 @@ def test_load_dataset_on_folder_yields_schema(cases: list[Case]) -> None:
     assert ds.num_rows == len(cases)
     # The card declares the model's columns, `fetched` as a date (a string column would come
     # back as "2026-08-01 00:00:00" from the JSON reader's timestamp inference).
-    assert ds.features == FEATURES
+    assert ds.features == case_features()
     by_id = {c.id: c for c in cases}
     for row in ds:
         case = by_id[row["id"]]
