@@ -42,6 +42,7 @@ def test_inspect_eval_errors_every_sample_of_a_dead_endpoint_within_the_bound(
             env={"LOCAL_API_KEY": "none"},
             # A run still retrying by then fails the test with TimeoutExpired.
             timeout=RUN_BOUND,
+            asleep=True,
         )
     for handler, run in zip(handlers, runs, strict=True):
         assert any("gave up after" in line for line in run.lines), run.stdout + run.stderr
