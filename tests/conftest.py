@@ -1,5 +1,7 @@
-"""Fixtures shared by several test files, and the `slow` mark the finer marks imply."""
+"""Fixtures shared by several test files, the `slow` mark the finer marks imply, and how many
+pytest-xdist workers `-n auto` starts."""
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +24,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.get_closest_marker(name) for name in IMPLY_SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """One worker more than the CPUs: about two minutes of the suite is asleep (Inspect's real
+    back-off against dead endpoints, servers), and a third worker on 2 cores fills it."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # the user's own count, which xdist reads
+    return len(os.sched_getaffinity(0)) + 1
 
 
 @pytest.fixture

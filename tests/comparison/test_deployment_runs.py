@@ -8,8 +8,8 @@ time (`tests/support/deploy_judges.py`: an async mockllm function awaiting `anyi
 | v2 with small | u0, u1, g0-g5 | | 0.75 | 0.8 | 0.094 | 0.01 s |
 | v3 with small | g0-g5 | | 0.85 | 1.0 | 0.094 | 0.01 s |
 | v3 with medium | u3, g6 | g7, g8 | 0.922 | 0.9 | 0.94 | 0.1 s |
-| v3 with large | | | 1.0 | 1.0 | 9.40 | 2.0 s |
-| v3 panel of the three | | | 1.0 | 1.0 | 10.434 | 2.0 s (the slowest) |
+| v3 with large | | | 1.0 | 1.0 | 9.40 | 4.0 s |
+| v3 panel of the three | | | 1.0 | 1.0 | 10.434 | 4.0 s (the slowest) |
 
 Each is wrong where the others on v3 are right, so the panel's majority is right on every case;
 v3 breaks no case v2 got right, so the gate passes.
@@ -51,7 +51,7 @@ pytestmark = pytest.mark.slow
 SMALL, MEDIUM, LARGE = (f"mockllm/deploy-{size}" for size in ("small", "medium", "large"))
 PANEL = f"panel ({LARGE}, {MEDIUM}, {SMALL})"
 PRICES = {SMALL: (0.1, 0.4), MEDIUM: (1.0, 4.0), LARGE: (10.0, 40.0)}
-SLEEPS = {SMALL: 0.01, MEDIUM: 0.1, LARGE: 2.0}
+SLEEPS = {SMALL: 0.01, MEDIUM: 0.1, LARGE: 4.0}
 PER_1K = {model: 1000 * cost_per_call(*prices) for model, prices in PRICES.items()}
 WRONG = {
     ("v2", SMALL): [ungrounded(0), ungrounded(1), *(grounded(k) for k in range(6))],
@@ -60,10 +60,11 @@ WRONG = {
     ("v3", LARGE): [],
 }
 NO_VERDICT = {("v3", MEDIUM): [grounded(7), grounded(8)]}
-LIMIT = 1.0
+LIMIT = 2.0
 """A p95 latency the slow judges' sleep alone exceeds, with a wide margin under it for the
-others: a call's working time holds the event loop's other work too, 0.3 s of it at the median
-on a busy machine."""
+others: a call's working time holds the event loop's other work too. Medium's p95 was 0.16 s
+quiet and 0.26 s beside two CPU-bound processes (2026-12-03, 2 cores), but over 1 s once with
+three pytest workers and their subprocesses on the 2 cores."""
 RESAMPLES = 300
 FAST = "mockllm/deploy-unpriced"
 
