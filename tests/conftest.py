@@ -2,6 +2,7 @@
 pytest-xdist workers `-n auto` starts."""
 
 import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if any(item.get_closest_marker(name) for name in IMPLY_SLOW):
             item.add_marker(pytest.mark.slow)
+    # The files with the most slow tests first, each file's tests in their own order: under
+    # pytest-xdist (`--no-loadscope-reorder`) the long files then start early, and the quick
+    # files fill the workers at the end instead of one long file running alone.
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.path])
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
