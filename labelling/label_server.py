@@ -265,7 +265,11 @@ class LabelServer(ThreadingHTTPServer):
                 return
         try:
             super().process_request(request, client_address)
-        except BaseException:
+        except Exception:
+            # The thread never started (it releases its own slot once it has). Not
+            # BaseException: a Ctrl-C can land after the start, while this thread waits to
+            # hear it began, and a second release would raise ValueError over the Ctrl-C and
+            # keep the server serving.
             self._workers.release()
             raise
 

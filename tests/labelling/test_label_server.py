@@ -153,6 +153,31 @@ def workers_busy() -> int:
     return sum("process_request_thread" in t.name for t in threading.enumerate())
 
 
+def test_a_ctrl_c_as_a_request_thread_starts_stops_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a busy machine the request's thread can answer before the serving thread hears that
+    # it started: a Ctrl-C then lands inside Thread.start, after the start.
+    drafts = tmp_path / "drafts.jsonl"
+    write_drafts(drafts, DRAFTS)
+    server = LabelServer(0, open_session(drafts, tmp_path / "ana.jsonl", "ana", GUIDE))
+    start = threading.Thread.start
+
+    def started_then_ctrl_c(thread: threading.Thread) -> None:
+        start(thread)
+        thread.join()
+        raise KeyboardInterrupt
+
+    try:
+        socket.create_connection(("127.0.0.1", server.server_address[1])).close()
+        request, client_address = server.get_request()
+        monkeypatch.setattr(threading.Thread, "start", started_then_ctrl_c)
+        with pytest.raises(KeyboardInterrupt):
+            server.process_request(request, client_address)
+    finally:
+        server.server_close()
+
+
 @pytest.mark.slow
 def test_a_half_sent_body_is_dropped_after_the_read_timeout(tmp_path: Path) -> None:
     with serving(tmp_path, read_timeout=1.0) as (server, labels):
