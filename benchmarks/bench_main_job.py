@@ -8,10 +8,11 @@ The task is the main job as a user runs it: `inspect eval evals/judge_groundedne
 in-process `gguf/smollm2-135m` judge, in a child process (start-up, model load, native check,
 judging, scoring and the log all counted), its wall time measured. Raw is the model's own work
 on the same rendered prompts, in this process: `Llama.create_chat_completion` loaded as the
-provider loads it (same threads, extra buffer types off), temperature 0, no grammar, no
-logits processor, 48 new tokens, consecutive calls (so the instructions' KV prefix is reused,
-as in the task). Each runs quiet and again beside one CPU-bound process
-(`python -c "while True: pass"`), which the benchmark starts and stops.
+provider loads it (extra buffer types off, each call on the thread count the provider's
+governor chooses), temperature 0, no grammar, no logits processor, 48 new tokens,
+consecutive calls (so the instructions' KV prefix is reused, as in the task). Each runs
+quiet and again beside one CPU-bound process (`python -c "while True: pass"`), which the
+benchmark starts and stops.
 
 Prints, per run, the wall time, the load average before and after (other people's work on a
 shared machine shows there), and where the task's time went per case from llama.cpp's own
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,6 +44,7 @@ from inspect_ai.model import ChatMessage
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.providers.gguf import GGUFModelAPI, messages_to_dicts
 from farejudge.providers.gguf.llama_loader import load_llama
+from farejudge.providers.gguf.threads import set_threads
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "smollm2-135m"
@@ -105,10 +108,12 @@ def per_case_profile(log: EvalLog) -> str:
     gen_tokens = sum(p.get("eval_tokens", 0) for p in perf) / n
     gen_s = sum(p.get("eval_ms", 0.0) for p in perf) / n / 1000
     model_s = sum((s.output.time or 0.0) for s in samples) / n
+    threads = Counter(p.get("n_threads") for p in perf)
     return (
         f"per case: prompt {pp_tokens:.0f} tok in {pp_s:.2f} s, decode {gen_tokens:.0f} tok "
         f"in {gen_s:.2f} s, rest of the call {model_s - pp_s - gen_s:.2f} s "
-        "(sampling, grammar, logprobs)"
+        "(sampling, grammar, logprobs); cases by thread count "
+        + ", ".join(f"{count}: {cases}" for count, cases in sorted(threads.items(), key=str))
     )
 
 
@@ -144,6 +149,8 @@ def run_raw(prompts: Sequence[list[dict[str, str]]]) -> str:
     tokens = 0
     try:
         for messages in prompts:
+            if provider.governor is not None:
+                set_threads(llm, provider.governor.choose())
             response: Any = llm.create_chat_completion(
                 messages=messages,  # type: ignore[arg-type]
                 max_tokens=RAW_TOKENS,

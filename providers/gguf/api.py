@@ -45,6 +45,7 @@ from farejudge.providers.gguf.mapping import (
 )
 from farejudge.providers.gguf.models import KNOWN_MODELS, resolve_model_path
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
+from farejudge.providers.gguf.threads import ThreadGovernor, set_threads, usable_cpus
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -59,15 +60,9 @@ _T = TypeVar("_T")
 
 
 def default_threads() -> tuple[int, int]:
-    """Default (n_threads, n_threads_batch): half the logical CPUs for decoding, all of
-    them for prompt processing, as llama-cpp-python itself defaults.
-
-    Measured on a 2-vCPU box (SmolLM2-135M, ~700-token prompts): decoding with 2 threads
-    was at best 20% faster than with 1 and collapsed to 4-11 tok/s (vs 70-110) whenever
-    another process held a core, because ggml's worker threads wait for each other at every
-    step of a token's short graph; prompt processing with 2 threads was 2x faster on a quiet
-    machine, and with one decode thread its idle threads sleep instead of spinning
-    (`llama_loader.prefer_sleeping_waits`), so it no longer collapses beside a busy process.
+    """(n_threads, n_threads_batch) when only one of them is given: half the logical CPUs
+    for decoding, all of them for prompt processing, as llama-cpp-python itself defaults.
+    With neither given, each call runs on the CPUs other processes leave free (`threads.py`).
     """
     cpus = os.cpu_count() or 1
     return max(1, cpus // 2), cpus
@@ -124,11 +119,18 @@ class GGUFModelAPI(ModelAPI):
             max_items = packaged.max_items
         self.max_items = int(max_items) if max_items is not None else None
         self.n_ctx = int(n_ctx) if n_ctx is not None else DEFAULT_N_CTX
-        threads, threads_batch = default_threads()
-        self.n_threads = int(n_threads) if n_threads is not None else threads
-        self.n_threads_batch = (
-            int(n_threads_batch) if n_threads_batch is not None else threads_batch
-        )
+        # Neither given: every call runs on the CPUs the other processes leave free, so
+        # the load asks for all of them. Either given: the user's counts, as they are.
+        self.governor: ThreadGovernor | None = None
+        if n_threads is None and n_threads_batch is None:
+            self.governor = ThreadGovernor(usable_cpus())
+            self.n_threads = self.n_threads_batch = self.governor.cpus
+        else:
+            threads, threads_batch = default_threads()
+            self.n_threads = int(n_threads) if n_threads is not None else threads
+            self.n_threads_batch = (
+                int(n_threads_batch) if n_threads_batch is not None else threads_batch
+            )
         self.verbose = bool(verbose)
         # Off by default: on CPUs that report AMX, llama.cpp's AMX buffer type dies with
         # SIGILL on the first prompt of a few hundred tokens (see llama_loader.py).
@@ -241,6 +243,9 @@ class GGUFModelAPI(ModelAPI):
         def call(llm: Llama) -> tuple[dict[str, Any], dict[str, float] | None, Logprobs | None]:
             # Timed from here, not from the await: waiting for the lock is queueing.
             started.append(time.monotonic())
+            threads = self.governor.choose() if self.governor is not None else None
+            if threads is not None and not set_threads(llm, threads):
+                threads = None
             reset_perf(llm)
             call_kwargs, gate = constrained_call(llm, kwargs)
             # The recorder first: it reads the model's own logits, before the grammar's mask.
@@ -259,7 +264,10 @@ class GGUFModelAPI(ModelAPI):
                     gate.close()
             logprobs = recorder.logprobs(llm) if recorder is not None else None
             # stream=False returns a single response dict, never the streaming iterator.
-            return cast("dict[str, Any]", response), perf_counters(llm), logprobs
+            perf = perf_counters(llm)
+            if perf is not None and threads is not None:
+                perf["n_threads"] = threads
+            return cast("dict[str, Any]", response), perf, logprobs
 
         try:
             response, perf, logprobs = await self._run(call)

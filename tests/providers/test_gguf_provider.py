@@ -47,6 +47,8 @@ from farejudge.providers.gguf import (
     resolve_model_path,
     strict_json_strings,
 )
+from farejudge.providers.gguf.api import default_threads
+from farejudge.providers.gguf.threads import usable_cpus
 from tests.support.paths import REPO_ROOT
 
 if TYPE_CHECKING:
@@ -441,12 +443,32 @@ def test_defaults(gguf_file: Path) -> None:
 
 @pytest.mark.parametrize(("cpus", "threads"), [(8, (4, 8)), (1, (1, 1)), (None, (1, 1))])
 def test_default_threads(
-    cpus: int | None, threads: tuple[int, int], gguf_file: Path, monkeypatch: pytest.MonkeyPatch
+    cpus: int | None, threads: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Half the CPUs decode, all of them process the prompt.
+    # With one count given, the other is llama-cpp-python's own default: half the CPUs
+    # decode, all of them process the prompt.
     monkeypatch.setattr("os.cpu_count", lambda: cpus)
+    assert default_threads() == threads
+
+
+def test_one_thread_count_given_fixes_both(
+    gguf_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    decode = GGUFModelAPI("tiny", model_path=str(gguf_file), n_threads=3)
+    batch = GGUFModelAPI("tiny", model_path=str(gguf_file), n_threads_batch="5")
+    assert (decode.governor, decode.n_threads, decode.n_threads_batch) == (None, 3, 8)
+    assert (batch.governor, batch.n_threads, batch.n_threads_batch) == (None, 4, 5)
+
+
+def test_no_thread_count_given_adapts_from_all_usable_cpus(
+    gguf_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("farejudge.providers.gguf.api.usable_cpus", lambda: 6)
     api = GGUFModelAPI("tiny", model_path=str(gguf_file))
-    assert (api.n_threads, api.n_threads_batch) == threads
+    assert api.governor is not None and api.governor.cpus == 6
+    # Loaded on all of them; each call then runs on the ones other processes left free.
+    assert (api.n_threads, api.n_threads_batch) == (6, 6)
 
 
 class FakeLlama:
@@ -672,8 +694,16 @@ def test_end_to_end_smollm2() -> None:
 
     try:
         outputs = asyncio.run(run())
+        import llama_cpp
+
+        # The count each call chose reached llama.cpp's context, for both kinds of batch.
+        ctx = cast(GGUFModelAPI, model.api).llm.ctx
+        ran = (llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx))
     finally:
         model.api.close()
+    assert outputs[-1].metadata is not None
+    chosen = outputs[-1].metadata["llama_cpp_perf"]["n_threads"]
+    assert ran == (chosen, chosen)
     usages = []
     for output in outputs:
         # Constrained decoding: every reply is a verdict, whichever verdict the model picks.
@@ -687,8 +717,15 @@ def test_end_to_end_smollm2() -> None:
     perfs = [output.metadata["llama_cpp_perf"] for output in outputs if output.metadata]
     assert len(perfs) == 2, "each output records llama.cpp's counters"
     for perf in perfs:
-        assert set(perf) == {"prompt_eval_tokens", "prompt_eval_ms", "eval_tokens", "eval_ms"}
+        assert set(perf) == {
+            "prompt_eval_tokens",
+            "prompt_eval_ms",
+            "eval_tokens",
+            "eval_ms",
+            "n_threads",
+        }
         assert all(isinstance(perf[k], int) for k in ("prompt_eval_tokens", "eval_tokens"))
+        assert 1 <= perf["n_threads"] <= usable_cpus()
         assert all(perf[k] >= 0 for k in perf), perf
     # Both prompts start with the same system message and the same source line, so the
     # second call decodes only part of its prompt: the KV cache was reused, not reset.
