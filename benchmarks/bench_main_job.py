@@ -173,6 +173,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--cases", type=int, default=144, help="the first N shipped cases")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--log-dir", type=Path, help="keep the task's logs here (default: a temporary folder)"
+    )
     args = parser.parse_args(argv)
     prompts = task_prompts(args.cases)
     cases = len(prompts)
@@ -183,12 +186,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         "raw quiet": [],
         "raw busy": [],
     }
-    with tempfile.TemporaryDirectory(prefix="bench_main_job_") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench_main_job_") as scratch:
+        tmp = args.log_dir or Path(scratch)
         for round_no in range(args.rounds):
             runs: list[tuple[str, Callable[[], str], bool]] = []
             for busy in (False, True):
                 condition = "busy" if busy else "quiet"
-                log_dir = Path(tmp) / f"r{round_no}-{condition}"
+                log_dir = tmp / f"r{round_no}-{condition}"
                 runs.append((f"task {condition}", partial(run_task, cases, log_dir), busy))
                 runs.append((f"raw {condition}", partial(run_raw, prompts), busy))
             if round_no % 2:

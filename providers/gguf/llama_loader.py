@@ -98,9 +98,11 @@ def prefer_sleeping_waits(environ: MutableMapping[str, str], n_threads: object) 
     against 91, 109 and 175 with `OMP_WAIT_POLICY=passive`, and never less without the busy
     process (docs/performance.md). Multi-threaded decoding is another matter: one token's
     graph is so short that sleeping waits cut 2-thread decoding from 112 to 37 tokens/s, so
-    the policy is set only where decoding runs on one thread (the default on 2 cores), and
-    never over the user's own. libgomp reads it once, when llama_cpp's libraries load; it is
-    set in this process's environment, so child processes inherit it.
+    the policy is set only where decoding runs on one thread (`-M n_threads=1`), and never
+    over the user's own. With no thread count given the provider loads on all the CPUs and
+    follows the neighbours call by call instead (`threads.py`), so the policy stays unset.
+    libgomp reads it once, when llama_cpp's libraries load; it is set in this process's
+    environment, so child processes inherit it.
     """
     if n_threads == 1:
         environ.setdefault("OMP_WAIT_POLICY", "passive")

