@@ -35,30 +35,65 @@ class Counts(TypedDict):
     span_overlap_chars: int
 
 
-def _values(scores: list[SampleScore]) -> list[dict[str, float]]:
-    return [
-        cast(dict[str, float], s.score.value) for s in scores if isinstance(s.score.value, dict)
-    ]
+class _Columns:
+    """One list of scores' values, each column of them extracted once.
+
+    Inspect computes a scorer's metrics one after another on the same list of scores, and
+    its running metrics do so again every refresh over all the scores so far; without this
+    each of the dozen metrics walked every score once per column it reads.
+    """
+
+    def __init__(self, scores: list[SampleScore]) -> None:
+        self.scores = scores
+        self.size = len(scores)
+        self.last = scores[-1] if scores else None
+        self.values = [
+            cast(dict[str, float], s.score.value) for s in scores if isinstance(s.score.value, dict)
+        ]
+        self._extracted: dict[str, NDArray[np.float64]] = {}
+
+    def holds(self, scores: list[SampleScore]) -> bool:
+        # The very list (held here, so its identity cannot pass to another), not grown since.
+        return (
+            scores is self.scores
+            and len(scores) == self.size
+            and (not scores or scores[-1] is self.last)
+        )
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def column(self, key: str) -> NDArray[np.float64]:
+        extracted = self._extracted.get(key)
+        if extracted is None:
+            extracted = np.fromiter((v[key] for v in self.values), np.float64, len(self.values))
+            self._extracted[key] = extracted
+        return extracted
+
+    def total(self, key: str) -> float:
+        # Whole counts (a share of epochs at most): the sum is exact in any order.
+        return float(self.column(key).sum())
 
 
-def _column(values: list[dict[str, float]], key: str) -> NDArray[np.float64]:
-    return np.fromiter((v[key] for v in values), np.float64, len(values))
+_latest: _Columns | None = None
 
 
-def _total(values: list[dict[str, float]], key: str) -> float:
-    # Whole counts (a share of epochs at most): the sum is exact in any order.
-    return float(_column(values, key).sum())
+def _columns(scores: list[SampleScore]) -> _Columns:
+    global _latest
+    if _latest is None or not _latest.holds(scores):
+        _latest = _Columns(scores)
+    return _latest
 
 
 def confusion(scores: list[SampleScore]) -> Confusion:
-    values = _values(scores)
-    answered = 1.0 - _column(values, "judge_failure")
+    columns = _columns(scores)
+    answered = 1.0 - columns.column("judge_failure")
     # A judge failure has no verdict (NaN) and adds to no cell.
     kept = answered > 0
     added = cells(
         answered[kept],
-        _column(values, "gold_ungrounded")[kept],
-        _column(values, "judge_ungrounded")[kept],
+        columns.column("gold_ungrounded")[kept],
+        columns.column("judge_ungrounded")[kept],
     )
     tp, fn, fp, tn = (float(part.sum()) for part in added)
     return Confusion(tp=tp, fn=fn, fp=fp, tn=tn)
@@ -66,8 +101,8 @@ def confusion(scores: list[SampleScore]) -> Confusion:
 
 def _mean(key: str) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
-        return ratio(_total(values, key), len(values))
+        columns = _columns(scores)
+        return ratio(columns.total(key), len(columns))
 
     return compute
 
@@ -120,8 +155,8 @@ def cohen_kappa() -> Metric:
 
 def _sum_ratio(numerator: str, denominator: str) -> Metric:
     def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
-        return ratio(_total(values, numerator), _total(values, denominator))
+        columns = _columns(scores)
+        return ratio(columns.total(numerator), columns.total(denominator))
 
     return compute
 
@@ -155,11 +190,11 @@ def span_f1() -> Metric:
     """The harmonic mean of span precision and span recall."""
 
     def compute(scores: list[SampleScore]) -> float:
-        values = _values(scores)
+        columns = _columns(scores)
         return overlap_f1(
-            _total(values, "span_overlap_chars"),
-            _total(values, "span_judge_chars"),
-            _total(values, "span_gold_chars"),
+            columns.total("span_overlap_chars"),
+            columns.total("span_judge_chars"),
+            columns.total("span_gold_chars"),
         )
 
     return compute

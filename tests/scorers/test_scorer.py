@@ -21,6 +21,7 @@ from farejudge.scorers.metrics import (
     claim_recall,
     cohen_kappa,
     confusion,
+    judge_failure_rate,
     span_f1,
     span_precision,
     span_recall,
@@ -327,6 +328,22 @@ def test_metrics_count_failures_against_accuracy_only_visibly() -> None:
     # grounded case, so it misses none.
     assert apply(span_precision(), scores) == 1.0
     assert apply(span_recall(), scores) == pytest.approx(9 / 30)
+
+
+def test_metrics_follow_a_list_that_grew_or_changed_since_the_last_metric() -> None:
+    # The metrics share one extraction of a list's columns: a list grown in place, or another
+    # list of the same length, must be read afresh.
+    right = run_scorer(state_for("t-silence", '{"grounded": true, "unsupported_claims": []}'))
+    wrong = run_scorer(state_for("t-conv", "I cannot decide."))
+    scores = [right]
+    assert apply(verdict_accuracy(), scores) == 1.0
+    assert apply(judge_failure_rate(), scores) == 0.0
+    scores.append(wrong)
+    assert apply(verdict_accuracy(), scores) == 0.5
+    assert apply(judge_failure_rate(), scores) == 0.5
+    scores_again = [wrong, wrong]
+    assert apply(verdict_accuracy(), scores_again) == 0.0
+    assert apply(verdict_accuracy(), scores) == 0.5
 
 
 def apply(m: Metric, scores: list[SampleScore]) -> Value:
