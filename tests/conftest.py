@@ -9,10 +9,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.browser import browser_page
-
 if TYPE_CHECKING:
     from playwright.sync_api import Page
+
+# The suite's workers take every core already, and OpenBLAS's own threads beside them spin
+# while they wait for work: the statistics test files took 29.4 s of CPU with OpenBLAS's 2
+# threads and 24.7 s with 1, on a quiet 2-core machine. Set before any worker or subprocess
+# loads numpy (so nothing above imports it); the user's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # What makes a test slow, each marked where the test is: `-m "not slow"` then leaves out
 # every one of them without each test having to say `slow` too.
@@ -45,6 +49,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 @pytest.fixture
 def page() -> Iterator["Page"]:
+    from tests.support.browser import browser_page
+
     with browser_page() as opened:
         yield opened
 
