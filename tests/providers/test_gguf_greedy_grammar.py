@@ -28,6 +28,7 @@ from farejudge.providers.gguf.grammar import cap_response_format, response_gbnf
 from farejudge.providers.gguf.greedy_grammar import GreedyGrammar, constrained_call, is_greedy
 from farejudge.providers.gguf.llama_loader import load_llama
 from farejudge.providers.gguf.logprobs import TokenRecorder
+from farejudge.providers.gguf.threads import set_threads
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -94,7 +95,12 @@ def packaged(tmp_path_factory: pytest.TempPathFactory) -> GGUFModelAPI:
 
 
 def new_llama(api: GGUFModelAPI) -> Llama:
-    return load_llama(api.model_path, extra_bufts=False, verbose=False, **api.llama_kwargs())
+    model = load_llama(api.model_path, extra_bufts=False, verbose=False, **api.llama_kwargs())
+    # Loaded as the provider loads it (on every CPU), then run on one thread, as the provider
+    # runs beside busy neighbours: the suite's other workers hold the cores, and two spinning
+    # threads would fight them. The count does not change a reply (test_gguf_threads.py).
+    set_threads(model, 1)
+    return model
 
 
 @pytest.fixture(scope="module")

@@ -83,8 +83,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     )
     log = tmp_path_factory.mktemp("llama_server") / "server.log"
     # Loopback only. The server's own defaults, stated: 2,048 tokens of context hold a
-    # ~750-token prompt and 512 new ones; one decode thread leaves a core to Inspect.
-    extra = ["--host", "127.0.0.1", "--n_ctx", "2048", "--n_threads", "1"]
+    # ~750-token prompt and 512 new ones; one thread for decoding and one for prompts leave a
+    # core to Inspect and the suite's other workers (a second, spinning, fights them for it).
+    extra = ["--host", "127.0.0.1", "--n_ctx", "2048", "--n_threads", "1", "--n_threads_batch", "1"]
     with running_server(command, port, log, extra) as running:
         yield running
 
