@@ -230,7 +230,9 @@ def ensure_llama_runs(
     request = {
         "model_path": str(model_path),
         "extra_bufts": extra_bufts,
-        "llama": _portable(llama_args),
+        # On one thread: the count picks no kernel, and a check beside a busy machine must
+        # not spin two threads against it.
+        "llama": {**_portable(llama_args), "n_threads": 1, "n_threads_batch": 1},
     }
     key = check_key(request)
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode("utf-8")).hexdigest()
