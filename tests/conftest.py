@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 # threads and 24.7 s with 1, on a quiet 2-core machine. Set before any worker or subprocess
 # loads numpy (so nothing above imports it); the user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Every `inspect eval` (and `judge-matrix`) process starts Inspect's control server, a FastAPI
+# app for `inspect ctl`, which no test drives: about 0.5 s of CPU in each of the suite's
+# cold runs of a ~6.6 s one. The documented off switch; the user's own setting wins.
+os.environ.setdefault("INSPECT_EVAL_CTL_SERVER", "false")
 
 # What makes a test slow, each marked where the test is: `-m "not slow"` then leaves out
 # every one of them without each test having to say `slow` too.
