@@ -14,10 +14,11 @@ cases, render, generate, parse, score, review). The task runs twice more on a ju
 returns each token's logprobs with 5 alternatives when asked (as a provider does): `-T
 graded=off` and `-T graded=logprobs`, whose ratio is what reading the graded score from
 logprobs costs a sample (asking for them, the provider building them, reading P(ungrounded),
-dropping them before the log). Rounds alternate the runs, and the best round of each counts,
-because a shared 2-core machine slows some rounds at random (every other round runs them
-backwards); the median of the rounds' own ratios is printed beside the ratio of the bests,
-and the median ratio of the process's CPU time beside them. Prints figures only.
+dropping them before the log). Each run goes once on 20 cases, untimed, before the rounds (the
+process's first eval pays one-off imports). Rounds alternate the runs, and the best round of
+each counts, because a shared 2-core machine slows some rounds at random (every other round
+runs them backwards); the median of the rounds' own ratios is printed beside the ratio of the
+bests, and the median ratio of the process's CPU time beside them. Prints figures only.
 """
 
 import argparse
@@ -57,6 +58,7 @@ from farejudge.testing.synthetic_cases import write_cases
 # As many samples in flight as the load run uses per thousand: the figure is per-sample
 # overhead, not waiting on a connection limit.
 MAX_SAMPLES = 200
+WARM_CASES = 20
 # Roughly how a BPE tokenizer cuts a JSON verdict: words with their leading space, and
 # punctuation on its own.
 _TOKENS = re.compile(r" ?\w+| ?[^\w\s]+|\s+")
@@ -125,7 +127,9 @@ def gold_judge(replies: dict[str, str], logprobs: bool = False) -> Model:
     return get_model("mockllm/model", custom_outputs=respond)
 
 
-def timed(make_task: Callable[[], Task], log_dir: Path, model: Model) -> tuple[float, float]:
+def timed(
+    make_task: Callable[[], Task], log_dir: Path, model: Model, limit: int | None = None
+) -> tuple[float, float]:
     """The run's wall time and this process's CPU time over it (all threads): a neighbour
     on a shared machine lengthens the first much more than the second."""
     # The garbage of the run before is not this run's cost.
@@ -136,6 +140,7 @@ def timed(make_task: Callable[[], Task], log_dir: Path, model: Model) -> tuple[f
         model=model,
         log_dir=str(log_dir),
         display="none",
+        limit=limit,
         max_samples=MAX_SAMPLES,
         max_connections=MAX_SAMPLES,
     )
@@ -173,6 +178,11 @@ def main() -> None:
         }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         cpu_seconds: dict[str, list[float]] = {name: [] for name in runs}
+        # A process's first eval pays one-off costs (at its first sample Inspect imports the
+        # Anthropic and OpenAI SDKs, about 2.5 s here) that would count against whichever run
+        # comes first: each run once on a few cases first, untimed.
+        for make, logprobs in runs.values():
+            timed(make, Path(work) / "warm", gold_judge(replies, logprobs), limit=WARM_CASES)
         for round_ in range(args.rounds):
             # Every other round backwards: no run always follows the same one.
             order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
