@@ -97,11 +97,6 @@ class ThreadGovernor:
         self._last = self._read()
         self._chosen = cpus
 
-    @property
-    def adaptive(self) -> bool:
-        """Whether readings are available (otherwise every call gets all the CPUs)."""
-        return self._last is not None
-
     def choose(self) -> int:
         """The thread count for the next call."""
         if self._last is None:

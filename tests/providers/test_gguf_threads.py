@@ -86,7 +86,6 @@ def test_the_governor_follows_the_neighbours_over_each_window() -> None:
         ]
     )
     governor = ThreadGovernor(2, read=lambda: next(script))
-    assert governor.adaptive
     assert [governor.choose() for _ in range(4)] == [2, 1, 1, 2]
 
 
@@ -104,7 +103,6 @@ def test_the_short_window_is_measured_from_the_last_judged_reading() -> None:
 
 def test_without_readings_every_call_gets_every_cpu() -> None:
     governor = ThreadGovernor(4, read=lambda: None)
-    assert not governor.adaptive
     assert [governor.choose(), governor.choose()] == [4, 4]
 
 
