@@ -15,6 +15,7 @@ from farejudge.evals.dataset import case_to_sample
 from farejudge.evals.fingerprint import case_hash
 from farejudge.evals.metamorphic.derive import derive_suite
 from farejudge.evals.prompt_versions import PromptVersion
+from farejudge.evals.sample_order import prompt_text, shared_prefix_order
 
 SUITES = ("gold", "metamorphic")
 GOLD_RELATION = "gold"
@@ -33,7 +34,8 @@ def suite_samples(
     """The samples of the suite, and each case's content hash by id.
 
     Each gold case comes with its derived cases right after it, so `--limit` runs whole
-    families and the consistency figure has parents to go by.
+    families and the consistency figure has parents to go by. Families run in the order that
+    lets a local judge's KV cache reuse the most of each prompt (`sample_order.py`).
     """
     family: dict[str, list[Sample]] = {
         c.id: [case_to_sample(c, version, relation=GOLD_RELATION)] for c in cases
@@ -52,4 +54,5 @@ def suite_samples(
                 )
             )
             hashes[case.id] = case_hash(case)
-    return [sample for members in family.values() for sample in members], hashes
+    families = shared_prefix_order(list(family.values()), lambda members: prompt_text(members[0]))
+    return [sample for members in families for sample in members], hashes
