@@ -252,7 +252,9 @@ def _parser() -> argparse.ArgumentParser:
         type=_names,
         help="prompt versions, comma separated (default: all in the manifest)",
     )
-    parser.add_argument("--limit", type=int, help="run only the first N cases")
+    parser.add_argument(
+        "--limit", type=int, help="run only the first N cases, in the order they are judged"
+    )
     sharding = parser.add_mutually_exclusive_group()
     sharding.add_argument(
         "--shard",
