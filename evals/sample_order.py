@@ -32,9 +32,17 @@ def common_prefix_length(texts: Sequence[str]) -> int:
     """How many leading characters all of `texts` share (0 for none)."""
     if not texts:
         return 0
-    # The lexicographically least and greatest text differ first where any two do.
+    # The lexicographically least and greatest text differ first where any two do; halving
+    # on slices compares in C, where a character loop would cost seconds on thousands of cases.
     low, high = min(texts), max(texts)
-    return next((n for n, (a, b) in enumerate(zip(low, high, strict=False)) if a != b), len(low))
+    shared, unsure = 0, min(len(low), len(high))
+    while shared < unsure:
+        middle = (shared + unsure + 1) // 2
+        if low[:middle] == high[:middle]:
+            shared = middle
+        else:
+            unsure = middle - 1
+    return shared
 
 
 def shared_prefix_order(items: Sequence[_T], key: Callable[[_T], str]) -> list[_T]:
