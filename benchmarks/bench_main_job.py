@@ -8,8 +8,8 @@ The task is the main job as a user runs it: `inspect eval evals/judge_groundedne
 in-process `gguf/smollm2-135m` judge, in a child process (start-up, model load, native check,
 judging, scoring and the log all counted), its wall time measured. Raw is the model's own work
 on the same rendered prompts, in this process: `Llama.create_chat_completion` loaded as the
-provider loads it (extra buffer types off, each call on the thread count the provider's
-governor chooses), temperature 0, no grammar, no logits processor, 48 new tokens,
+provider loads it but as one context (extra buffer types off, each call on the CPUs the
+provider's governor finds free), temperature 0, no grammar, no logits processor, 48 new tokens,
 consecutive calls (so the instructions' KV prefix is reused, as in the task). Each runs
 quiet and again beside one CPU-bound process (`python -c "while True: pass"`), which the
 benchmark starts and stops.
@@ -109,11 +109,14 @@ def per_case_profile(log: EvalLog) -> str:
     gen_s = sum(p.get("eval_ms", 0.0) for p in perf) / n / 1000
     model_s = sum((s.output.time or 0.0) for s in samples) / n
     threads = Counter(p.get("n_threads") for p in perf)
+    contexts = Counter(p.get("context") for p in perf)
     return (
         f"per case: prompt {pp_tokens:.0f} tok in {pp_s:.2f} s, decode {gen_tokens:.0f} tok "
         f"in {gen_s:.2f} s, rest of the call {model_s - pp_s - gen_s:.2f} s "
-        "(sampling, grammar, logprobs); cases by thread count "
+        "(sampling, grammar, logprobs; contexts side by side overlap); cases by thread count "
         + ", ".join(f"{count}: {cases}" for count, cases in sorted(threads.items(), key=str))
+        + "; by context "
+        + ", ".join(f"{index}: {cases}" for index, cases in sorted(contexts.items(), key=str))
     )
 
 

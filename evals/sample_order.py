@@ -18,6 +18,8 @@ from typing import TypeVar
 
 from inspect_ai.dataset import Sample
 
+from farejudge.core.common_prefix import common_prefix_length
+
 _T = TypeVar("_T")
 
 
@@ -26,23 +28,6 @@ def prompt_text(sample: Sample) -> str:
     if isinstance(sample.input, str):
         return sample.input
     return "".join(f"{message.role}\n{message.text}\n" for message in sample.input)
-
-
-def common_prefix_length(texts: Sequence[str]) -> int:
-    """How many leading characters all of `texts` share (0 for none)."""
-    if not texts:
-        return 0
-    # The lexicographically least and greatest text differ first where any two do; halving
-    # on slices compares in C, where a character loop would cost seconds on thousands of cases.
-    low, high = min(texts), max(texts)
-    shared, unsure = 0, min(len(low), len(high))
-    while shared < unsure:
-        middle = (shared + unsure + 1) // 2
-        if low[:middle] == high[:middle]:
-            shared = middle
-        else:
-            unsure = middle - 1
-    return shared
 
 
 def shared_prefix_order(items: Sequence[_T], key: Callable[[_T], str]) -> list[_T]:

@@ -1,20 +1,28 @@
 """The Inspect `ModelAPI` that runs a GGUF model in this process.
 
-`GGUFModelAPI` turns `-M` model args into one `llama_cpp.Llama`, loaded on first use,
-and runs every call on it one at a time in a worker thread, so the event loop stays free
-and consecutive prompts reuse llama.cpp's KV cache for the prefix they share. Before
-that, when it is created, it makes sure llama.cpp runs the model on this CPU (once per
-model file, build and machine; see `cpu_check.py`). The request and response mapping,
-grammar, native settings, performance counters and exit clean-up it uses live in the
-sibling modules.
+`GGUFModelAPI` turns `-M` model args into `llama_cpp.Llama` contexts, each loaded on first
+use, and runs each call on one of them in a worker thread, so the event loop stays free.
+Each context runs one call at a time and keeps its KV cache between calls, and a call goes
+to the free context whose last prompt shares the longest beginning with its own, so
+consecutive prompts reuse the prefix they share. Before that, when it is created, it makes
+sure llama.cpp runs the model on this CPU (once per model file, build and machine; see
+`cpu_check.py`). The request and response mapping, grammar, native settings, performance
+counters and exit clean-up it uses live in the sibling modules.
+
+Why several contexts: a 135M model's step is too short for ggml's threads to share well.
+On a 2-core AMD EPYC (Zen 3, 2026-12-04), 48 of the task's prompts took 73.3 s and 74.0 s on
+one context with 2 threads, 122.5 s with 1 thread, and 67.9 s and 63.9 s on two contexts
+of one thread each, the halves side by side, with the same replies (docs/performance.md).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import anyio
@@ -30,6 +38,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from farejudge.core.common_prefix import common_prefix_length
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.providers.gguf.cleanup import close_at_exit
 from farejudge.providers.gguf.cpu_check import LLAMA_CPP_MISSING, ensure_llama_runs
@@ -50,11 +59,16 @@ from farejudge.providers.gguf.threads import ThreadGovernor, set_threads, usable
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
-__all__ = ["DEFAULT_N_CTX", "GGUFModelAPI", "default_threads"]
+__all__ = ["DEFAULT_N_CTX", "GGUFModelAPI", "default_parallel", "default_threads"]
 
 # A rendered judge case is ~700-1300 prompt tokens plus a ~100-token verdict; 4096
 # leaves headroom for longer cases without the KV cache costing much RAM on a 135M model.
 DEFAULT_N_CTX = 4096
+
+# Each context costs its own KV cache, compute buffers and weights: about 235 MB for
+# SmolLM2-135M at n_ctx 4096 (RSS, measured). Past 4 a machine has the cores to give each
+# context more than one thread, where ggml shares a step well enough.
+MAX_DEFAULT_PARALLEL = 4
 
 _T = TypeVar("_T")
 
@@ -66,6 +80,23 @@ def default_threads() -> tuple[int, int]:
     """
     cpus = os.cpu_count() or 1
     return max(1, cpus // 2), cpus
+
+
+def default_parallel() -> int:
+    """How many contexts run calls side by side when no thread count is given: one for
+    each CPU this process may use, up to MAX_DEFAULT_PARALLEL."""
+    return min(usable_cpus(), MAX_DEFAULT_PARALLEL)
+
+
+@dataclass
+class _Context:
+    """One of the provider's llama.cpp contexts, and what its KV cache holds."""
+
+    index: int
+    llm: Llama | None = None
+    prompt: str = ""
+    """The messages of the last call it ran, as text: the beginning its cache holds."""
+    busy: bool = False
 
 
 def _flag(name: str, value: bool | str) -> bool:
@@ -83,10 +114,11 @@ def _flag(name: str, value: bool | str) -> bool:
 class GGUFModelAPI(ModelAPI):
     """Runs a GGUF model in this process through llama-cpp-python.
 
-    One `Llama` instance per provider object, loaded on first use. Calls are serialized:
-    a llama.cpp context is not thread-safe, and keeping calls back to back lets
-    llama-cpp-python reuse the KV cache for the longest token prefix shared with the
-    previous prompt (the judge instructions), which is most of the prompt.
+    `n_parallel` `Llama` instances per provider object, each loaded on first use. A
+    llama.cpp context is not thread-safe, so each runs one call at a time; a call takes the
+    free context whose last prompt shares the longest beginning with its own, so
+    llama-cpp-python reuses that context's KV cache for the shared token prefix (the judge
+    instructions at least), which is most of the prompt.
     """
 
     def __init__(
@@ -99,6 +131,7 @@ class GGUFModelAPI(ModelAPI):
         n_ctx: int | str | None = None,
         n_threads: int | str | None = None,
         n_threads_batch: int | str | None = None,
+        n_parallel: int | str | None = None,
         max_items: int | str | None = None,
         extra_bufts: bool | str = False,
         verbose: bool = False,
@@ -119,12 +152,20 @@ class GGUFModelAPI(ModelAPI):
             max_items = packaged.max_items
         self.max_items = int(max_items) if max_items is not None else None
         self.n_ctx = int(n_ctx) if n_ctx is not None else DEFAULT_N_CTX
-        # Neither given: every call runs on the CPUs the other processes leave free, so
-        # the load asks for all of them. Either given: the user's counts, as they are.
+        counts_given = n_threads is not None or n_threads_batch is not None
+        if n_parallel is not None:
+            self.n_parallel = int(n_parallel)
+        else:
+            self.n_parallel = 1 if counts_given else default_parallel()
+        if self.n_parallel < 1:
+            raise PrerequisiteError(f"gguf: -M n_parallel={n_parallel}: give 1 or more")
+        # Neither given: every call runs on its share of the CPUs the other processes leave
+        # free, so the load asks for that share of all of them. Either given: the user's
+        # counts, as they are, for each context.
         self.governor: ThreadGovernor | None = None
-        if n_threads is None and n_threads_batch is None:
+        if not counts_given:
             self.governor = ThreadGovernor(usable_cpus())
-            self.n_threads = self.n_threads_batch = self.governor.cpus
+            self.n_threads = self.n_threads_batch = self._share(self.governor.cpus)
         else:
             threads, threads_batch = default_threads()
             self.n_threads = int(n_threads) if n_threads is not None else threads
@@ -144,12 +185,17 @@ class GGUFModelAPI(ModelAPI):
         ensure_llama_runs(
             self.model_path, extra_bufts=self.extra_bufts, llama_args=self.llama_kwargs()
         )
-        self._llm: Llama | None = None
-        # The thread lock is what guards the Llama object (valid across event loops and
-        # backends); the per-event-loop async lock makes waiters queue without each
+        self._contexts = [_Context(index) for index in range(self.n_parallel)]
+        # The condition guards which context is busy (valid across event loops and
+        # backends); the per-event-loop semaphore makes waiters queue without each
         # occupying a worker thread, and keeps them cancellable while they wait.
-        self._thread_lock = threading.Lock()
-        self._async_lock: RunVar[anyio.Lock] = RunVar(f"gguf_lock_{id(self)}")
+        self._free = threading.Condition()
+        self._at_once: RunVar[anyio.Semaphore] = RunVar(f"gguf_contexts_{id(self)}")
+        self._closing_registered = False
+
+    def _share(self, cpus: int) -> int:
+        """Each context's thread count when `cpus` CPUs are free for all of them."""
+        return max(1, cpus // self.n_parallel)
 
     # -- llama.cpp access ------------------------------------------------------------
 
@@ -163,7 +209,7 @@ class GGUFModelAPI(ModelAPI):
         }
 
     def create_llama(self) -> Llama:
-        """Build the `llama_cpp.Llama` this provider runs (called once, on first use).
+        """Build one `llama_cpp.Llama` this provider runs (once per context, on its first use).
 
         A subclass may override it to run another object with the same methods
         (`create_chat_completion`, `tokenize`, `close`), e.g. a stand-in in tests; the
@@ -179,43 +225,75 @@ class GGUFModelAPI(ModelAPI):
         except ImportError as ex:
             raise PrerequisiteError(LLAMA_CPP_MISSING) from ex
 
-    def _load(self) -> Llama:
-        # Callers hold the thread lock, so two first calls cannot load the model twice.
-        if self._llm is None:
-            self._llm = self.create_llama()
-            close_at_exit(self)
-        return self._llm
+    def _load(self, context: _Context) -> Llama:
+        # Callers hold the condition, so two first calls cannot load a context twice.
+        if context.llm is None:
+            context.llm = self.create_llama()
+            if not self._closing_registered:
+                close_at_exit(self)
+                self._closing_registered = True
+        return context.llm
 
     @property
     def loaded(self) -> bool:
-        """Whether the model has been loaded (it is loaded lazily, on first use)."""
-        return self._llm is not None
+        """Whether a context has been loaded (each is loaded lazily, on first use)."""
+        return any(context.llm is not None for context in self._contexts)
 
     @property
     def llm(self) -> Llama:
-        """The underlying `llama_cpp.Llama` (loaded on first access; blocking)."""
-        with self._thread_lock:
-            return self._load()
+        """The first context's `llama_cpp.Llama` (loaded on first access; blocking)."""
+        with self._free:
+            return self._load(self._contexts[0])
 
-    def _lock(self) -> anyio.Lock:
-        # An anyio.Lock belongs to one event loop, and benchmarks and notebooks call
-        # asyncio.run() more than once on one provider: one lock per loop.
+    def _take(self, prompt: str | None) -> tuple[_Context, Llama]:
+        """A free context, loaded, marked busy: the one whose cache shares the most with
+        `prompt` (None: a call that leaves the cache as it is), loaded ones first, then
+        the lowest index."""
+        text = prompt or ""
+        with self._free:
+            while all(context.busy for context in self._contexts):
+                self._free.wait()
+            context = max(
+                (context for context in self._contexts if not context.busy),
+                key=lambda context: (
+                    common_prefix_length([context.prompt, text]),
+                    context.llm is not None,
+                    -context.index,
+                ),
+            )
+            llm = self._load(context)
+            context.busy = True
+            if prompt is not None:
+                context.prompt = prompt
+            return context, llm
+
+    def _release(self, context: _Context) -> None:
+        with self._free:
+            context.busy = False
+            self._free.notify_all()
+
+    def _semaphore(self) -> anyio.Semaphore:
+        # An anyio.Semaphore belongs to one event loop, and benchmarks and notebooks call
+        # asyncio.run() more than once on one provider: one per loop.
         try:
-            return self._async_lock.get()
+            return self._at_once.get()
         except LookupError:
-            lock = anyio.Lock()
-            self._async_lock.set(lock)
-            return lock
+            semaphore = anyio.Semaphore(self.n_parallel)
+            self._at_once.set(semaphore)
+            return semaphore
 
-    async def _run(self, fn: Callable[[Llama], _T]) -> _T:
-        """Run `fn(llm)` in a worker thread, one call at a time."""
+    async def _run(self, fn: Callable[[Llama, int], _T], prompt: str | None = None) -> _T:
+        """Run `fn(llm, context index)` in a worker thread on a free context (see `_take`)."""
 
-        def locked() -> _T:
-            with self._thread_lock:
-                return fn(self._load())
+        def on_a_context() -> _T:
+            context, llm = self._take(prompt)
+            try:
+                return fn(llm, context.index)
+            finally:
+                self._release(context)
 
-        async with self._lock():
-            return await anyio.to_thread.run_sync(locked)
+        async with self._semaphore():
+            return await anyio.to_thread.run_sync(on_a_context)
 
     # -- ModelAPI --------------------------------------------------------------------
 
@@ -240,10 +318,12 @@ class GGUFModelAPI(ModelAPI):
 
         started: list[float] = []
 
-        def call(llm: Llama) -> tuple[dict[str, Any], dict[str, float] | None, Logprobs | None]:
-            # Timed from here, not from the await: waiting for the lock is queueing.
+        def call(
+            llm: Llama, context: int
+        ) -> tuple[dict[str, Any], dict[str, float] | None, Logprobs | None]:
+            # Timed from here, not from the await: waiting for a context is queueing.
             started.append(time.monotonic())
-            threads = self.governor.choose() if self.governor is not None else None
+            threads = self._share(self.governor.choose()) if self.governor is not None else None
             if threads is not None and not set_threads(llm, threads):
                 threads = None
             reset_perf(llm)
@@ -265,12 +345,16 @@ class GGUFModelAPI(ModelAPI):
             logprobs = recorder.logprobs(llm) if recorder is not None else None
             # stream=False returns a single response dict, never the streaming iterator.
             perf = perf_counters(llm)
-            if perf is not None and threads is not None:
-                perf["n_threads"] = threads
+            if perf is not None:
+                perf["context"] = context
+                if threads is not None:
+                    perf["n_threads"] = threads
             return cast("dict[str, Any]", response), perf, logprobs
 
         try:
-            response, perf, logprobs = await self._run(call)
+            response, perf, logprobs = await self._run(
+                call, prompt=json.dumps(messages, ensure_ascii=False, default=str)
+            )
         except ValueError as ex:
             output = overflow_output(ex, model=self.model_name)
             if output is None:
@@ -296,13 +380,12 @@ class GGUFModelAPI(ModelAPI):
 
     async def tokenize(self, text: str) -> list[int]:
         return await self._run(
-            lambda llm: list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+            lambda llm, _: list(llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
         )
 
     def max_connections(self) -> int:
-        # One llama.cpp context does one sequence at a time; more connections only
-        # queue on the lock (and interleaving different prompts would not speed it up).
-        return 1
+        # Each context does one sequence at a time; more connections would only queue.
+        return self.n_parallel
 
     def connection_key(self) -> str:
         return str(self.model_path)
@@ -312,7 +395,11 @@ class GGUFModelAPI(ModelAPI):
         return False
 
     def close(self) -> None:
-        with self._thread_lock:
-            llm, self._llm = self._llm, None
-        if llm is not None:
+        with self._free:
+            while any(context.busy for context in self._contexts):
+                self._free.wait()
+            loaded = [context.llm for context in self._contexts if context.llm is not None]
+            for context in self._contexts:
+                context.llm, context.prompt = None, ""
+        for llm in loaded:
             llm.close()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -96,18 +97,21 @@ class ThreadGovernor:
         self._read = read if read is not None else (lambda: read_cpu(cpus=cpus))
         self._last = self._read()
         self._chosen = cpus
+        # Contexts side by side ask from their own worker threads.
+        self._lock = threading.Lock()
 
     def choose(self) -> int:
-        """The thread count for the next call."""
-        if self._last is None:
+        """The CPUs free for the next call (and any running beside it)."""
+        with self._lock:
+            if self._last is None:
+                return self._chosen
+            now = self._read()
+            if now is None:
+                return self._chosen
+            if now.wall_s - self._last.wall_s >= MIN_WINDOW_S:
+                self._chosen = free_cpus(self._last, now, self.cpus)
+                self._last = now
             return self._chosen
-        now = self._read()
-        if now is None:
-            return self._chosen
-        if now.wall_s - self._last.wall_s >= MIN_WINDOW_S:
-            self._chosen = free_cpus(self._last, now, self.cpus)
-            self._last = now
-        return self._chosen
 
 
 def set_threads(llm: Llama, threads: int) -> bool:
@@ -116,8 +120,10 @@ def set_threads(llm: Llama, threads: int) -> bool:
     Returns False, changing nothing, for an object that is not a `llama_cpp.Llama` (a
     stand-in that a subclass's `create_llama` supplies has no llama.cpp context).
     """
+    # Another context's worker thread may be importing llama_cpp right now: a module
+    # without `Llama` yet cannot have made `llm`.
     bindings = sys.modules.get("llama_cpp")
-    if bindings is None or not isinstance(llm, bindings.Llama):
+    if bindings is None or not isinstance(llm, getattr(bindings, "Llama", ())):
         return False
     bindings.llama_set_n_threads(llm.ctx, threads, threads)
     return True

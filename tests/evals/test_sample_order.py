@@ -3,9 +3,10 @@ from hypothesis import strategies as st
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
+from farejudge.core.common_prefix import common_prefix_length
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
-from farejudge.evals.sample_order import common_prefix_length, prompt_text, shared_prefix_order
+from farejudge.evals.sample_order import prompt_text, shared_prefix_order
 from farejudge.evals.suite import suite_samples
 
 
@@ -53,22 +54,6 @@ def test_the_order_is_a_permutation_with_the_least_new_text(keys: list[str]) -> 
     assert sorted(ordered) == sorted(keys)
     assert ordered[:1] == keys[:1]
     assert _new_characters(ordered) == _prefix_tree_size(keys)
-
-
-def test_common_prefix_length() -> None:
-    assert common_prefix_length(["abcd", "abxy", "abc"]) == 2
-    assert common_prefix_length(["ab", "abc"]) == 2
-    assert common_prefix_length(["same", "same"]) == 4
-    assert common_prefix_length(["x", "y"]) == 0
-    assert common_prefix_length([]) == 0
-    assert common_prefix_length(["", "a"]) == 0
-
-
-@given(st.lists(st.text(alphabet="ab", max_size=10), min_size=1, max_size=6))
-def test_common_prefix_length_is_where_any_two_texts_first_differ(texts: list[str]) -> None:
-    shared = common_prefix_length(texts)
-    assert all(text[:shared] == texts[0][:shared] for text in texts)
-    assert any(len(text) == shared for text in texts) or len({text[shared] for text in texts}) > 1
 
 
 def test_prompt_text_is_every_message_in_order_after_its_role() -> None:

@@ -461,14 +461,33 @@ def test_one_thread_count_given_fixes_both(
     assert (batch.governor, batch.n_threads, batch.n_threads_batch) == (None, 4, 5)
 
 
-def test_no_thread_count_given_adapts_from_all_usable_cpus(
+@pytest.mark.parametrize(
+    ("cpus", "contexts", "threads"), [(1, 1, 1), (2, 2, 1), (6, 4, 1), (8, 4, 2), (16, 4, 4)]
+)
+def test_no_thread_count_given_shares_all_usable_cpus_among_contexts(
+    cpus: int, contexts: int, threads: int, gguf_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("farejudge.providers.gguf.api.usable_cpus", lambda: cpus)
+    api = GGUFModelAPI("tiny", model_path=str(gguf_file))
+    assert api.governor is not None and api.governor.cpus == cpus
+    # A context for each CPU up to four, loaded on its share of them; each call then runs
+    # on its share of the ones other processes left free.
+    assert (api.n_parallel, api.max_connections()) == (contexts, contexts)
+    assert (api.n_threads, api.n_threads_batch) == (threads, threads)
+
+
+def test_one_context_given_runs_on_all_usable_cpus(
     gguf_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("farejudge.providers.gguf.api.usable_cpus", lambda: 6)
-    api = GGUFModelAPI("tiny", model_path=str(gguf_file))
-    assert api.governor is not None and api.governor.cpus == 6
-    # Loaded on all of them; each call then runs on the ones other processes left free.
-    assert (api.n_threads, api.n_threads_batch) == (6, 6)
+    api = GGUFModelAPI("tiny", model_path=str(gguf_file), n_parallel="1")
+    assert api.governor is not None
+    assert (api.n_parallel, api.n_threads, api.n_threads_batch) == (1, 6, 6)
+
+
+def test_a_context_count_below_one_is_refused(gguf_file: Path) -> None:
+    with pytest.raises(PrerequisiteError, match="n_parallel=0: give 1 or more"):
+        GGUFModelAPI("tiny", model_path=str(gguf_file), n_parallel=0)
 
 
 class FakeLlama:
@@ -481,12 +500,14 @@ class FakeLlama:
         self.resets = 0
         self.fail_with = fail_with
         self.closed = False
+        self.spans: list[tuple[float, float]] = []
         self._guard = threading.Lock()
 
     def create_chat_completion(self, **kwargs: Any) -> dict[str, Any]:
         with self._guard:
             self.active += 1
             self.max_active = max(self.max_active, self.active)
+        start = time.monotonic()
         try:
             time.sleep(0.02)
             self.calls.append(kwargs)
@@ -496,6 +517,7 @@ class FakeLlama:
         finally:
             with self._guard:
                 self.active -= 1
+            self.spans.append((start, time.monotonic()))
 
     def reset(self) -> None:
         self.resets += 1
@@ -527,9 +549,61 @@ def test_model_loads_once_on_first_call_and_closes(gguf_file: Path) -> None:
     assert not api.loaded and fake.closed
 
 
+def provider_over(fakes: list[FakeLlama], gguf_file: Path, **model_args: Any) -> GGUFModelAPI:
+    """A provider whose contexts are `fakes`, in the order it loads them."""
+    unused = list(fakes)
+
+    class FakeContexts(GGUFModelAPI):
+        def create_llama(self) -> Llama:
+            return cast("Llama", unused.pop(0))
+
+    return FakeContexts("tiny", model_path=str(gguf_file), **model_args)
+
+
+def _ask(api: GGUFModelAPI, system: str, user: str) -> Any:
+    messages: list[ChatMessage] = [ChatMessageSystem(content=system), ChatMessageUser(content=user)]
+    return api.generate(messages, [], "auto", GenerateConfig(max_tokens=8))
+
+
+def test_contexts_run_calls_side_by_side_one_call_each(gguf_file: Path) -> None:
+    fakes = [FakeLlama(), FakeLlama()]
+    api = provider_over(fakes, gguf_file, n_parallel=2)
+
+    async def run() -> None:
+        await asyncio.gather(*[_ask(api, "judge", f"case {i}") for i in range(6)])
+
+    asyncio.run(run())
+    assert [len(fake.calls) for fake in fakes] != [6, 0] and sum(
+        map(len, (f.calls for f in fakes))
+    ) == 6
+    assert all(fake.max_active == 1 for fake in fakes), "a context runs one call at a time"
+    (first, second) = (fake.spans for fake in fakes)
+    assert any(a < d and c < b for a, b in first for c, d in second), "they overlapped"
+    api.close()
+    assert all(fake.closed for fake in fakes)
+
+
+def test_a_call_goes_to_the_free_context_that_holds_its_beginning(gguf_file: Path) -> None:
+    fakes = [FakeLlama(), FakeLlama()]
+    api = provider_over(fakes, gguf_file, n_parallel=2)
+    bus, rail = "Bus fares: " + "b" * 200, "Rail fares: " + "r" * 200
+
+    async def run() -> None:
+        # Side by side, the two first calls load both contexts.
+        await asyncio.gather(_ask(api, bus, "case 1"), _ask(api, rail, "case 1"))
+        for case in ("case 2", "case 3"):
+            await _ask(api, rail, case)
+            await _ask(api, bus, case)
+
+    asyncio.run(run())
+    systems = [{call["messages"][0]["content"] for call in fake.calls} for fake in fakes]
+    assert sorted(map(len, (fake.calls for fake in fakes))) == [3, 3]
+    assert sorted(systems, key=min) == [{bus}, {rail}], "each context kept its own prompts"
+
+
 def test_generate_serializes_and_keeps_kv_cache(gguf_file: Path) -> None:
     fake = FakeLlama()
-    api = provider_with(fake, gguf_file)
+    api = provider_with(fake, gguf_file, n_parallel=1)
     config = GenerateConfig(max_tokens=32, temperature=0.0, response_schema=verdict_schema())
 
     async def run() -> list[Any]:
@@ -723,12 +797,15 @@ def test_end_to_end_smollm2() -> None:
             "eval_tokens",
             "eval_ms",
             "n_threads",
+            "context",
         }
         assert all(isinstance(perf[k], int) for k in ("prompt_eval_tokens", "eval_tokens"))
         assert 1 <= perf["n_threads"] <= usable_cpus()
         assert all(perf[k] >= 0 for k in perf), perf
     # Both prompts start with the same system message and the same source line, so the
-    # second call decodes only part of its prompt: the KV cache was reused, not reset.
+    # second call went to the context that held them and decoded only part of its prompt:
+    # the KV cache was reused, not reset.
+    assert perfs[1]["context"] == perfs[0]["context"] == 0, perfs
     assert perfs[1]["prompt_eval_tokens"] < usages[1].input_tokens, perfs
 
 

