@@ -5,9 +5,10 @@ Usage::
     inspect eval ... --model gguf/smollm2-135m
     inspect eval ... --model gguf/any-label -M model_path=/models/x.gguf -M n_ctx=8192
 
-Model args (-M): model_path, n_ctx (default 4096), n_threads (decode threads) and
-n_threads_batch (prompt-processing threads), by default chosen per call from the CPUs other
-processes leave free (`threads.py`), max_items
+Model args (-M): model_path, n_ctx (default 4096), n_parallel (contexts running calls side
+by side: for the packaged model one per CPU up to four, else one), n_threads (decode
+threads) and n_threads_batch (prompt-processing threads), by default each context's share
+of the CPUs other processes leave free, chosen per call (`threads.py`), max_items
 (cap on every array of a response schema), extra_bufts (llama.cpp's extra buffer types,
 default false: their AMX kernel dies with SIGILL on some CPUs; see `llama_loader.py`), verbose;
 any other -M key is passed to `llama_cpp.Llama` unchanged (n_batch, chat_format, ...).

@@ -54,7 +54,7 @@ from farejudge.providers.gguf.mapping import (
 )
 from farejudge.providers.gguf.models import KNOWN_MODELS, resolve_model_path
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
-from farejudge.providers.gguf.threads import ThreadGovernor, set_threads, usable_cpus
+from farejudge.providers.gguf.threads import ThreadGovernor, set_threads, share, usable_cpus
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -64,11 +64,6 @@ __all__ = ["DEFAULT_N_CTX", "GGUFModelAPI", "default_parallel", "default_threads
 # A rendered judge case is ~700-1300 prompt tokens plus a ~100-token verdict; 4096
 # leaves headroom for longer cases without the KV cache costing much RAM on a 135M model.
 DEFAULT_N_CTX = 4096
-
-# Each context costs its own KV cache, compute buffers and weights: about 235 MB for
-# SmolLM2-135M at n_ctx 4096 (RSS, measured). Past 4 a machine has the cores to give each
-# context more than one thread, where ggml shares a step well enough.
-MAX_DEFAULT_PARALLEL = 4
 
 _T = TypeVar("_T")
 
@@ -82,10 +77,10 @@ def default_threads() -> tuple[int, int]:
     return max(1, cpus // 2), cpus
 
 
-def default_parallel() -> int:
+def default_parallel(max_parallel: int) -> int:
     """How many contexts run calls side by side when no thread count is given: one for
-    each CPU this process may use, up to MAX_DEFAULT_PARALLEL."""
-    return min(usable_cpus(), MAX_DEFAULT_PARALLEL)
+    each CPU this process may use, up to the model's `max_parallel`."""
+    return min(usable_cpus(), max_parallel)
 
 
 @dataclass
@@ -156,16 +151,18 @@ class GGUFModelAPI(ModelAPI):
         if n_parallel is not None:
             self.n_parallel = int(n_parallel)
         else:
-            self.n_parallel = 1 if counts_given else default_parallel()
+            cap = packaged.max_parallel if packaged is not None else 1
+            self.n_parallel = 1 if counts_given else default_parallel(cap)
         if self.n_parallel < 1:
             raise PrerequisiteError(f"gguf: -M n_parallel={n_parallel}: give 1 or more")
-        # Neither given: every call runs on its share of the CPUs the other processes leave
-        # free, so the load asks for that share of all of them. Either given: the user's
-        # counts, as they are, for each context.
+        # Neither given: every call runs on its context's share of the CPUs the other
+        # processes leave free, so the load asks for all of them (and leaves ggml's waits
+        # spinning: see llama_loader.py). Either given: the user's counts, as they are, for
+        # each context.
         self.governor: ThreadGovernor | None = None
         if not counts_given:
             self.governor = ThreadGovernor(usable_cpus())
-            self.n_threads = self.n_threads_batch = self._share(self.governor.cpus)
+            self.n_threads = self.n_threads_batch = self.governor.cpus
         else:
             threads, threads_batch = default_threads()
             self.n_threads = int(n_threads) if n_threads is not None else threads
@@ -192,10 +189,6 @@ class GGUFModelAPI(ModelAPI):
         self._free = threading.Condition()
         self._at_once: RunVar[anyio.Semaphore] = RunVar(f"gguf_contexts_{id(self)}")
         self._closing_registered = False
-
-    def _share(self, cpus: int) -> int:
-        """Each context's thread count when `cpus` CPUs are free for all of them."""
-        return max(1, cpus // self.n_parallel)
 
     # -- llama.cpp access ------------------------------------------------------------
 
@@ -323,7 +316,11 @@ class GGUFModelAPI(ModelAPI):
         ) -> tuple[dict[str, Any], dict[str, float] | None, Logprobs | None]:
             # Timed from here, not from the await: waiting for a context is queueing.
             started.append(time.monotonic())
-            threads = self._share(self.governor.choose()) if self.governor is not None else None
+            threads = (
+                share(self.governor.choose(), self.n_parallel)
+                if self.governor is not None
+                else None
+            )
             if threads is not None and not set_threads(llm, threads):
                 threads = None
             reset_perf(llm)

@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from llama_cpp import Llama
 
-__all__ = ["CpuReading", "ThreadGovernor", "free_cpus", "read_cpu", "set_threads", "usable_cpus"]
+__all__ = [
+    "CpuReading",
+    "ThreadGovernor",
+    "free_cpus",
+    "read_cpu",
+    "set_threads",
+    "share",
+    "usable_cpus",
+]
 
 # Shorter windows say more about the scheduler's last tick than about the neighbours.
 MIN_WINDOW_S = 0.5
@@ -87,6 +95,12 @@ def free_cpus(before: CpuReading, after: CpuReading, cpus: int) -> int:
     wall = after.wall_s - before.wall_s
     others = ((after.all_cpu_s - before.all_cpu_s) - (after.own_cpu_s - before.own_cpu_s)) / wall
     return max(1, min(cpus, cpus - int(others + 0.5)))
+
+
+def share(free: int, contexts: int) -> int:
+    """Each context's thread count when `free` CPUs are free for `contexts` side by side,
+    one at least."""
+    return max(1, free // contexts)
 
 
 class ThreadGovernor:

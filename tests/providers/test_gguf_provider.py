@@ -48,6 +48,7 @@ from farejudge.providers.gguf import (
     strict_json_strings,
 )
 from farejudge.providers.gguf.api import default_threads
+from farejudge.providers.gguf.models import KNOWN_MODELS, PackagedModel
 from farejudge.providers.gguf.threads import usable_cpus
 from tests.support.paths import REPO_ROOT
 
@@ -461,28 +462,32 @@ def test_one_thread_count_given_fixes_both(
     assert (batch.governor, batch.n_threads, batch.n_threads_batch) == (None, 4, 5)
 
 
-@pytest.mark.parametrize(
-    ("cpus", "contexts", "threads"), [(1, 1, 1), (2, 2, 1), (6, 4, 1), (8, 4, 2), (16, 4, 4)]
-)
-def test_no_thread_count_given_shares_all_usable_cpus_among_contexts(
-    cpus: int, contexts: int, threads: int, gguf_file: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("cpus", "contexts"), [(1, 1), (2, 2), (6, 4), (16, 4)])
+def test_no_thread_count_given_the_packaged_model_runs_a_context_per_cpu(
+    cpus: int, contexts: int, gguf_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("farejudge.providers.gguf.api.usable_cpus", lambda: cpus)
-    api = GGUFModelAPI("tiny", model_path=str(gguf_file))
+    monkeypatch.setattr("farejudge.providers.gguf.api.resolve_model_path", lambda *_: gguf_file)
+    packaged = PackagedModel("dist", "pkg", "tiny.gguf", sampling={}, max_parallel=4)
+    monkeypatch.setitem(KNOWN_MODELS, "tiny-packaged", packaged)
+    api = GGUFModelAPI("tiny-packaged")
     assert api.governor is not None and api.governor.cpus == cpus
-    # A context for each CPU up to four, loaded on its share of them; each call then runs
-    # on its share of the ones other processes left free.
+    # A context for each CPU up to four, each loaded on all of them; each call then runs on
+    # its context's share of the ones other processes left free (`share`).
     assert (api.n_parallel, api.max_connections()) == (contexts, contexts)
-    assert (api.n_threads, api.n_threads_batch) == (threads, threads)
+    assert (api.n_threads, api.n_threads_batch) == (cpus, cpus)
 
 
-def test_one_context_given_runs_on_all_usable_cpus(
+def test_a_model_file_of_ones_own_runs_one_context_on_all_usable_cpus(
     gguf_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Its memory cost per context is unknown: one context, as many contexts as asked for.
     monkeypatch.setattr("farejudge.providers.gguf.api.usable_cpus", lambda: 6)
-    api = GGUFModelAPI("tiny", model_path=str(gguf_file), n_parallel="1")
+    api = GGUFModelAPI("tiny", model_path=str(gguf_file))
     assert api.governor is not None
     assert (api.n_parallel, api.n_threads, api.n_threads_batch) == (1, 6, 6)
+    three = GGUFModelAPI("tiny", model_path=str(gguf_file), n_parallel="3")
+    assert (three.n_parallel, three.max_connections()) == (3, 3)
 
 
 def test_a_context_count_below_one_is_refused(gguf_file: Path) -> None:
@@ -800,7 +805,9 @@ def test_end_to_end_smollm2() -> None:
             "context",
         }
         assert all(isinstance(perf[k], int) for k in ("prompt_eval_tokens", "eval_tokens"))
-        assert 1 <= perf["n_threads"] <= usable_cpus()
+        # Its context's share of the CPUs found free, one at least.
+        api = cast(GGUFModelAPI, model.api)
+        assert 1 <= perf["n_threads"] <= max(1, usable_cpus() // api.n_parallel)
         assert all(perf[k] >= 0 for k in perf), perf
     # Both prompts start with the same system message and the same source line, so the
     # second call went to the context that held them and decoded only part of its prompt:

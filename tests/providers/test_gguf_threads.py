@@ -27,6 +27,7 @@ from farejudge.providers.gguf.threads import (
     free_cpus,
     read_cpu,
     set_threads,
+    share,
     usable_cpus,
 )
 
@@ -73,6 +74,15 @@ def test_free_cpus_are_those_the_others_left(
 
 def scripted(readings: list[CpuReading | None]) -> Iterator[CpuReading | None]:
     yield from readings
+
+
+@pytest.mark.parametrize(
+    ("free", "contexts", "threads"), [(2, 2, 1), (1, 2, 1), (8, 4, 2), (7, 4, 1), (6, 1, 6)]
+)
+def test_each_context_runs_on_its_share_of_the_free_cpus(
+    free: int, contexts: int, threads: int
+) -> None:
+    assert share(free, contexts) == threads
 
 
 def test_the_governor_follows_the_neighbours_over_each_window() -> None:
