@@ -8,16 +8,18 @@ wins matters, and which tokens can win is known before the grammar runs:
 - llama-cpp-python's sampler chain at temperature 0 is: the logits processors, then the
   repetition penalties, then the grammar, then greedy selection (the highest logit, the
   lowest token id among equals).
-- The penalties change only the logits of tokens already in the context (the tokens
-  generated so far; the prompt's are included here too, a superset), so of every other token
-  the one with the highest raw logit is the only one that can win.
+- The penalties change only the logits of tokens in their window, and llama-cpp-python
+  builds a new sampler chain for each completion and accepts into it only the tokens it
+  samples: the window holds tokens generated so far, never the prompt's (every generated
+  token is kept here, a superset of the window). So of every other token the one with the
+  highest raw logit is the only one that can win.
 - The grammar only sets rejected tokens to minus infinity, which the penalties keep there: it
   commutes with them.
 
 So `GreedyGrammar`, the last logits processor, asks llama.cpp's own grammar about that one
-token and the context's tokens (a few hundred) instead of all 49,152. If the grammar allows
-that token, every other token is set to minus infinity (none of them could have won) and the
-allowed context tokens keep their logits, so the penalties and the greedy pick that follow
+token and the tokens generated so far (a few dozen) instead of all 49,152. If the grammar
+allows that token, every other token is set to minus infinity (none of them could have won)
+and the allowed generated tokens keep their logits, so the penalties and the greedy pick that follow
 choose exactly what they would have chosen over the fully masked vocabulary. If the grammar
 rejects it, the whole vocabulary is masked as before. The grammar then advances on each
 chosen token, as the sampler's would. The logits processors before it (the logprob recorder)
@@ -49,7 +51,7 @@ __all__ = ["GreedyGrammar", "constrained_call", "is_greedy"]
 # candidate array is filled and read without a Python loop.
 _TOKEN_DATA = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
 
-# When the grammar rejects the highest token outside the context, the next ones are looked
+# When the grammar rejects the highest token not yet generated, the next ones are looked
 # at before the whole vocabulary: at most a structural token (a quote, a comma) is wanted
 # there, and on the shipped cases it ranked within the first ~1,500 in 3 of 4 such steps.
 SECOND_LOOK = 2048
@@ -100,7 +102,7 @@ class GreedyGrammar:
         if not sampler:
             raise ValueError("gguf: llama.cpp could not parse the response grammar")
         self._sampler: Any = sampler
-        self._in_context = np.zeros(llm.n_vocab(), dtype=bool)
+        self._generated = np.zeros(llm.n_vocab(), dtype=bool)
         self._started = False
         self.steps = 0
         """Tokens chosen under the grammar so far."""
@@ -112,9 +114,9 @@ class GreedyGrammar:
     ) -> npt.NDArray[np.single]:
         self._advance(input_ids)
         self.steps += 1
-        outside = np.where(self._in_context, -np.inf, scores)
+        outside = np.where(self._generated, -np.inf, scores)
         first = int(np.argmax(outside))
-        candidates = np.append(np.flatnonzero(self._in_context), first)
+        candidates = np.append(np.flatnonzero(self._generated), first)
         allowed = self._allowed(candidates)
         if allowed[-1]:
             return self._keep(scores, candidates[allowed])
@@ -125,7 +127,7 @@ class GreedyGrammar:
         return self._keep(scores, np.append(candidates[:-1][allowed[:-1]], best))
 
     def _best_allowed_outside(self, outside: npt.NDArray[np.single]) -> int | None:
-        """The allowed token outside the context that greedy selection would prefer, found
+        """The allowed token not yet generated that greedy selection would prefer, found
         among the SECOND_LOOK highest; None if it is not certainly among them."""
         size = outside.size
         if size <= SECOND_LOOK:
@@ -150,13 +152,13 @@ class GreedyGrammar:
 
     def _advance(self, input_ids: npt.NDArray[np.intc]) -> None:
         if not self._started:
-            # The first step sees the prompt; each later one, the token chosen before it.
-            self._in_context[input_ids] = True
+            # The first step sees the prompt, which no penalty touches; each later one, the
+            # token chosen before it.
             self._started = True
             return
         token = int(input_ids[-1])
         self._lib.llama_sampler_accept(self._sampler, token)
-        self._in_context[token] = True
+        self._generated[token] = True
 
     def _apply(self, data: npt.NDArray[np.void]) -> None:
         """Run the grammar over `data` in place: it sets each rejected token's logit to -inf."""

@@ -159,28 +159,30 @@ def greedy(logits: npt.NDArray[np.single]) -> int:
 class Lockstep:
     """A logits processor that runs the gate and the full grammar side by side at each step
     and checks that greedy selection picks the same token after either, under random changes
-    to the context's tokens (raising some logits as well as lowering them)."""
+    to the generated tokens' logits (raising some as well as lowering them), as a penalty
+    whose window holds the tokens generated so far may make them."""
 
     def __init__(self, llm: Llama, gbnf: str, rng: np.random.Generator) -> None:
         self.gate, self.full, self.rng = GreedyGrammar(llm, gbnf), FullGrammar(llm, gbnf), rng
-        self.started = False
+        self.prompt_tokens: int | None = None
         self.steps = 0
 
     def __call__(
         self, input_ids: npt.NDArray[np.intc], scores: npt.NDArray[np.single]
     ) -> npt.NDArray[np.single]:
-        if self.started:
+        if self.prompt_tokens is None:
+            self.prompt_tokens = input_ids.size
+        else:
             self.full.accept(int(input_ids[-1]))
-        self.started = True
         raw = np.array(scores, dtype=np.single)
         fast, reference = self.gate(input_ids, raw.copy()), self.full.mask(raw.copy())
         assert greedy(fast) == greedy(reference)
-        context = np.unique(input_ids)
+        generated = np.unique(input_ids[self.prompt_tokens :])
         for _ in range(4):
-            factors = self.rng.uniform(0.5, 2.0, context.size).astype(np.single)
+            factors = self.rng.uniform(0.5, 2.0, generated.size).astype(np.single)
             changed = [fast.copy(), reference.copy()]
             for masked in changed:
-                masked[context] = masked[context] * factors
+                masked[generated] = masked[generated] * factors
             assert greedy(changed[0]) == greedy(changed[1])
         self.steps += 1
         return fast
@@ -191,10 +193,46 @@ class Lockstep:
 
 
 @pytest.mark.model
-def test_every_step_picks_what_the_full_grammar_picks_whatever_the_context_penalties(
+def test_the_repeat_penalty_never_touches_the_prompt_s_tokens(llm: Llama) -> None:
+    # What GreedyGrammar rests on: llama-cpp-python starts each completion's sampler chain
+    # empty and accepts only the tokens it samples, so a prompt token that the model's raw
+    # logits put first is chosen first, however heavy the penalty.
+    from llama_cpp import LogitsProcessorList
+
+    recorded: list[npt.NDArray[np.single]] = []
+
+    def record(
+        input_ids: npt.NDArray[np.intc], scores: npt.NDArray[np.single]
+    ) -> npt.NDArray[np.single]:
+        recorded.append(np.array(scores, dtype=np.single))
+        return scores
+
+    prompt, penalty = "bus, rail, bus, rail, bus, rail, bus,", 5.0
+    reply = llm.create_completion(
+        prompt,
+        max_tokens=1,
+        temperature=0.0,
+        repeat_penalty=penalty,
+        logits_processor=LogitsProcessorList([record]),
+    )
+    first, tokens = greedy(recorded[0]), llm.tokenize(prompt.encode(), add_bos=False)
+    assert first in tokens, "a prompt token leads"
+    # Had the prompt's tokens been in the window, llama.cpp's penalty would have moved it.
+    penalised = recorded[0].copy()
+    seen = np.unique(tokens)
+    penalised[seen] = np.where(
+        penalised[seen] > 0, penalised[seen] / penalty, penalised[seen] * penalty
+    )
+    assert greedy(penalised) != first
+    spelt = llm.detokenize([first], prev_tokens=tokens).decode()
+    assert reply["choices"][0]["text"] == spelt  # type: ignore[index]
+
+
+@pytest.mark.model
+def test_every_step_picks_what_the_full_grammar_picks_whatever_the_penalties(
     llm: Llama, packaged: GGUFModelAPI
 ) -> None:
-    # The argument holds for any change made to the context's tokens after the processors.
+    # The argument holds for any change made to the generated tokens after the processors.
     kwargs = judge_kwargs(packaged)
     gbnf = response_gbnf(kwargs)
     assert gbnf is not None
