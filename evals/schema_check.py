@@ -2,8 +2,9 @@
 
 A server that rejects the schema answers every request with an error that Inspect retries
 without end (HTTP 500 from llama-cpp-python's server). The check asks once while the task is
-created, and failing that, sends each model's first schema request alone. A schema that the
-model's API cannot carry at all (`json_object` on OpenAI's Responses API) is refused unsent.
+created, and failing that, sends each model's first schema request alone (a grammar provider
+compiles the schema in this process: its requests go out at once). A schema that the model's
+API cannot carry at all (`json_object` on OpenAI's Responses API) is refused unsent.
 """
 
 import os
@@ -25,6 +26,7 @@ from farejudge.evals.provider_errors import (
 )
 from farejudge.evals.retry_policy import leave_retries_to_inspect
 from farejudge.evals.verdict_schema import (
+    GRAMMAR_PROVIDERS,
     Constrained,
     SchemaMode,
     instead,
@@ -230,11 +232,14 @@ class SchemaCheck:
 
     async def generate(self, state: TaskState, generate: Generate, mode: SchemaMode) -> TaskState:
         model = str(state.model)
-        if model not in self._verdict:
+        # A grammar provider compiles the schema in this process and retries nothing: there
+        # is no server to refuse it, and a first request sent alone would leave its other
+        # contexts idle for the length of one prompt.
+        if model not in self._verdict and not model.startswith(GRAMMAR_PROVIDERS):
             async with self._lock:
                 if model not in self._verdict:
                     return await self._first(state, generate, mode, model)
-        refusal = self._verdict[model]
+        refusal = self._verdict.get(model)
         if refusal is not None:
             raise SchemaRejected(refusal)
         return await generate(state, **schema_args(mode, model))
