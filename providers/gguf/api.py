@@ -2,8 +2,8 @@
 
 `GGUFModelAPI` turns `-M` model args into `llama_cpp.Llama` contexts, each loaded on first
 use, and runs each call on one of them in a worker thread, so the event loop stays free.
-Each context runs one call at a time and keeps its KV cache between calls, and a call goes
-to the free context whose last prompt shares the longest beginning with its own, so
+Each context runs one call at a time and keeps its KV cache between calls, and a free
+context takes the waiting call whose beginning its cache holds (`scheduling.py`), so
 consecutive prompts reuse the prefix they share. Before that, when it is created, it makes
 sure llama.cpp runs the model on this CPU (once per model file, build and machine; see
 `cpu_check.py`). The request and response mapping, grammar, native settings, performance
@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import anyio
@@ -38,7 +38,6 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from farejudge.core.common_prefix import common_prefix_length
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.providers.gguf.cleanup import close_at_exit
 from farejudge.providers.gguf.cpu_check import LLAMA_CPP_MISSING, ensure_llama_runs
@@ -54,6 +53,7 @@ from farejudge.providers.gguf.mapping import (
 )
 from farejudge.providers.gguf.models import KNOWN_MODELS, resolve_model_path
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
+from farejudge.providers.gguf.scheduling import WINDOW_PER_CONTEXT, Slot, Waiting, assign
 from farejudge.providers.gguf.threads import ThreadGovernor, set_threads, share, usable_cpus
 
 if TYPE_CHECKING:
@@ -92,6 +92,28 @@ class _Context:
     prompt: str = ""
     """The messages of the last call it ran, as text: the beginning its cache holds."""
     busy: bool = False
+    loading: threading.Lock = field(default_factory=threading.Lock)
+
+
+# Seconds a waiting call sleeps before it looks for a free context itself.
+_LOOK_AGAIN_S = 1.0
+
+
+class _Waiter:
+    """A call waiting for a context, on the event loop it was made on."""
+
+    def __init__(self, prompt: str | None) -> None:
+        self.prompt = prompt
+        self.passed = 0
+        self.context: _Context | None = None
+        self.event = anyio.Event()
+        self._thread = threading.get_ident()
+
+    def wake(self) -> None:
+        # An anyio.Event is set from its own event loop's thread only; elsewhere the
+        # waiter finds its context when it looks again.
+        if threading.get_ident() == self._thread:
+            self.event.set()
 
 
 def _flag(name: str, value: bool | str) -> bool:
@@ -110,8 +132,8 @@ class GGUFModelAPI(ModelAPI):
     """Runs a GGUF model in this process through llama-cpp-python.
 
     `n_parallel` `Llama` instances per provider object, each loaded on first use. A
-    llama.cpp context is not thread-safe, so each runs one call at a time; a call takes the
-    free context whose last prompt shares the longest beginning with its own, so
+    llama.cpp context is not thread-safe, so each runs one call at a time; a free context
+    takes the waiting call that shares the most with its last prompt (`scheduling.py`), so
     llama-cpp-python reuses that context's KV cache for the shared token prefix (the judge
     instructions at least), which is most of the prompt.
     """
@@ -183,10 +205,12 @@ class GGUFModelAPI(ModelAPI):
             self.model_path, extra_bufts=self.extra_bufts, llama_args=self.llama_kwargs()
         )
         self._contexts = [_Context(index) for index in range(self.n_parallel)]
-        # The condition guards which context is busy (valid across event loops and
-        # backends); the per-event-loop semaphore makes waiters queue without each
-        # occupying a worker thread, and keeps them cancellable while they wait.
+        # The condition guards which context is busy and the calls waiting for one (valid
+        # across event loops and backends); the per-event-loop semaphore keeps all but a
+        # window of calls out, and every waiting call waits without a worker thread,
+        # cancellable.
         self._free = threading.Condition()
+        self._waiting: list[_Waiter] = []
         self._at_once: RunVar[anyio.Semaphore] = RunVar(f"gguf_contexts_{id(self)}")
         self._closing_registered = False
 
@@ -219,13 +243,16 @@ class GGUFModelAPI(ModelAPI):
             raise PrerequisiteError(LLAMA_CPP_MISSING) from ex
 
     def _load(self, context: _Context) -> Llama:
-        # Callers hold the condition, so two first calls cannot load a context twice.
-        if context.llm is None:
-            context.llm = self.create_llama()
-            if not self._closing_registered:
-                close_at_exit(self)
-                self._closing_registered = True
-        return context.llm
+        # Its own lock, not the condition: loading takes a second, and calls keep being
+        # queued and given the other contexts meanwhile.
+        with context.loading:
+            if context.llm is None:
+                context.llm = self.create_llama()
+                with self._free:
+                    if not self._closing_registered:
+                        close_at_exit(self)
+                        self._closing_registered = True
+            return context.llm
 
     @property
     def loaded(self) -> bool:
@@ -235,35 +262,53 @@ class GGUFModelAPI(ModelAPI):
     @property
     def llm(self) -> Llama:
         """The first context's `llama_cpp.Llama` (loaded on first access; blocking)."""
-        with self._free:
-            return self._load(self._contexts[0])
+        return self._load(self._contexts[0])
 
-    def _take(self, prompt: str | None) -> tuple[_Context, Llama]:
-        """A free context, loaded, marked busy: the one whose cache shares the most with
-        `prompt` (None: a call that leaves the cache as it is), loaded ones first, then
-        the lowest index."""
-        text = prompt or ""
-        with self._free:
-            while all(context.busy for context in self._contexts):
-                self._free.wait()
-            context = max(
-                (context for context in self._contexts if not context.busy),
-                key=lambda context: (
-                    common_prefix_length([context.prompt, text]),
-                    context.llm is not None,
-                    -context.index,
-                ),
-            )
-            llm = self._load(context)
+    def _dispatch(self) -> None:
+        """Give free contexts to waiting calls (see `scheduling.py`). Holds the condition."""
+        while True:
+            slots = [
+                Slot(c.index, c.prompt, free=not c.busy, loaded=c.llm is not None)
+                for c in self._contexts
+            ]
+            waiting = [Waiting(w.prompt, w.passed) for w in self._waiting]
+            pick = assign(slots, waiting)
+            if pick is None:
+                return
+            index, position = pick
+            for earlier in self._waiting[:position]:
+                earlier.passed += 1
+            waiter = self._waiting.pop(position)
+            context = self._contexts[index]
             context.busy = True
-            if prompt is not None:
-                context.prompt = prompt
-            return context, llm
+            if waiter.prompt is not None:
+                context.prompt = waiter.prompt
+            waiter.context = context
+            waiter.wake()
 
-    def _release(self, context: _Context) -> None:
+    async def _context_for(self, waiter: _Waiter) -> _Context:
+        """Wait until `waiter` is given a context."""
         with self._free:
-            context.busy = False
+            self._waiting.append(waiter)
+            self._dispatch()
+        while waiter.context is None:
+            # A context freed by a call on another event loop cannot wake this one: look again.
+            with anyio.move_on_after(_LOOK_AGAIN_S):
+                await waiter.event.wait()
+            if waiter.context is None:
+                with self._free:
+                    self._dispatch()
+        return waiter.context
+
+    def _done(self, waiter: _Waiter) -> None:
+        """Free the context `waiter` was given, or take it out of the queue (cancelled)."""
+        with self._free:
+            if waiter.context is not None:
+                waiter.context.busy = False
+            elif waiter in self._waiting:
+                self._waiting.remove(waiter)
             self._free.notify_all()
+            self._dispatch()
 
     def _semaphore(self) -> anyio.Semaphore:
         # An anyio.Semaphore belongs to one event loop, and benchmarks and notebooks call
@@ -271,22 +316,24 @@ class GGUFModelAPI(ModelAPI):
         try:
             return self._at_once.get()
         except LookupError:
-            semaphore = anyio.Semaphore(self.n_parallel)
+            semaphore = anyio.Semaphore(WINDOW_PER_CONTEXT * self.n_parallel)
             self._at_once.set(semaphore)
             return semaphore
 
     async def _run(self, fn: Callable[[Llama, int], _T], prompt: str | None = None) -> _T:
-        """Run `fn(llm, context index)` in a worker thread on a free context (see `_take`)."""
-
-        def on_a_context() -> _T:
-            context, llm = self._take(prompt)
-            try:
-                return fn(llm, context.index)
-            finally:
-                self._release(context)
-
+        """Run `fn(llm, context index)` in a worker thread on the context `scheduling.py`
+        gives it (`prompt` None: a call that leaves the cache as it is)."""
+        # The semaphore holds back all but a window of calls, which wait here, cancellable,
+        # without a worker thread each.
         async with self._semaphore():
-            return await anyio.to_thread.run_sync(on_a_context)
+            waiter = _Waiter(prompt)
+            try:
+                context = await self._context_for(waiter)
+                return await anyio.to_thread.run_sync(
+                    lambda: fn(self._load(context), context.index)
+                )
+            finally:
+                self._done(waiter)
 
     # -- ModelAPI --------------------------------------------------------------------
 
@@ -381,8 +428,9 @@ class GGUFModelAPI(ModelAPI):
         )
 
     def max_connections(self) -> int:
-        # Each context does one sequence at a time; more connections would only queue.
-        return self.n_parallel
+        # Each context does one sequence at a time; the calls beyond them wait in the window
+        # that `scheduling.py` chooses the next call from.
+        return WINDOW_PER_CONTEXT * self.n_parallel
 
     def connection_key(self) -> str:
         return str(self.model_path)

@@ -49,6 +49,7 @@ from farejudge.providers.gguf import (
 )
 from farejudge.providers.gguf.api import default_threads
 from farejudge.providers.gguf.models import KNOWN_MODELS, PackagedModel
+from farejudge.providers.gguf.scheduling import WINDOW_PER_CONTEXT
 from farejudge.providers.gguf.threads import usable_cpus
 from tests.support.paths import REPO_ROOT
 
@@ -430,7 +431,8 @@ def test_registered_as_gguf(gguf_file: Path) -> None:
     assert isinstance(api, GGUFModelAPI)
     assert api.model_path == gguf_file.resolve()
     assert (api.n_ctx, api.n_threads, api.n_threads_batch) == (2048, 1, 2)
-    assert api.max_connections() == 1
+    # One context; Inspect may send it a window of calls to choose the next one from.
+    assert api.n_parallel == 1 and api.max_connections() == WINDOW_PER_CONTEXT
     assert not api.loaded  # loaded lazily
 
 
@@ -474,7 +476,8 @@ def test_no_thread_count_given_the_packaged_model_runs_a_context_per_cpu(
     assert api.governor is not None and api.governor.cpus == cpus
     # A context for each CPU up to four, each loaded on all of them; each call then runs on
     # its context's share of the ones other processes left free (`share`).
-    assert (api.n_parallel, api.max_connections()) == (contexts, contexts)
+    assert api.n_parallel == contexts
+    assert api.max_connections() == WINDOW_PER_CONTEXT * contexts
     assert (api.n_threads, api.n_threads_batch) == (cpus, cpus)
 
 
@@ -487,7 +490,7 @@ def test_a_model_file_of_ones_own_runs_one_context_on_all_usable_cpus(
     assert api.governor is not None
     assert (api.n_parallel, api.n_threads, api.n_threads_batch) == (1, 6, 6)
     three = GGUFModelAPI("tiny", model_path=str(gguf_file), n_parallel="3")
-    assert (three.n_parallel, three.max_connections()) == (3, 3)
+    assert (three.n_parallel, three.max_connections()) == (3, 3 * WINDOW_PER_CONTEXT)
 
 
 def test_a_context_count_below_one_is_refused(gguf_file: Path) -> None:
