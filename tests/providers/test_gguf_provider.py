@@ -608,6 +608,46 @@ def test_a_call_goes_to_the_free_context_that_holds_its_beginning(gguf_file: Pat
     assert sorted(systems, key=min) == [{bus}, {rail}], "each context kept its own prompts"
 
 
+def test_a_waiting_call_that_shares_the_context_s_beginning_goes_before_an_older_one(
+    gguf_file: Path,
+) -> None:
+    fake = FakeLlama()
+    api = provider_with(fake, gguf_file, n_parallel=1)
+    bus, rail = "Bus fares: " + "b" * 200, "Rail fares: " + "r" * 200
+
+    async def run() -> None:
+        # The first call holds the only context while the other two queue behind it.
+        await asyncio.gather(
+            _ask(api, bus, "case 1"), _ask(api, rail, "case 1"), _ask(api, bus, "case 2")
+        )
+
+    asyncio.run(run())
+    order = [
+        (call["messages"][0]["content"][:4], call["messages"][1]["content"]) for call in fake.calls
+    ]
+    assert order == [("Bus ", "case 1"), ("Bus ", "case 2"), ("Rail", "case 1")]
+
+
+def test_a_call_cancelled_while_waiting_leaves_the_queue_and_the_context_free(
+    gguf_file: Path,
+) -> None:
+    fake = FakeLlama()
+    api = provider_with(fake, gguf_file, n_parallel=1)
+
+    async def run() -> None:
+        first = asyncio.ensure_future(_ask(api, "judge", "case 1"))
+        await asyncio.sleep(0)
+        with pytest.raises(TimeoutError):
+            # Still waiting for the context when its time is up.
+            await asyncio.wait_for(_ask(api, "judge", "case 2"), timeout=0.005)
+        await first
+        await _ask(api, "judge", "case 3")
+
+    asyncio.run(run())
+    assert [call["messages"][1]["content"] for call in fake.calls] == ["case 1", "case 3"]
+    assert not api._waiting and not any(context.busy for context in api._contexts)
+
+
 def test_generate_serializes_and_keeps_kv_cache(gguf_file: Path) -> None:
     fake = FakeLlama()
     api = provider_with(fake, gguf_file, n_parallel=1)
