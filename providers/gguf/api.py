@@ -106,6 +106,9 @@ class _Waiter:
         self.prompt = prompt
         self.passed = 0
         self.context: _Context | None = None
+        self.replaced = ""
+        """The beginning its context's cache held before it was given the context."""
+        self.started = False
         self.event = anyio.Event()
         self._thread = threading.get_ident()
 
@@ -281,6 +284,7 @@ class GGUFModelAPI(ModelAPI):
             waiter = self._waiting.pop(position)
             context = self._contexts[index]
             context.busy = True
+            waiter.replaced = context.prompt
             if waiter.prompt is not None:
                 context.prompt = waiter.prompt
             waiter.context = context
@@ -305,6 +309,9 @@ class GGUFModelAPI(ModelAPI):
         with self._free:
             if waiter.context is not None:
                 waiter.context.busy = False
+                if not waiter.started:
+                    # Cancelled between being given the context and running on it.
+                    waiter.context.prompt = waiter.replaced
             elif waiter in self._waiting:
                 self._waiting.remove(waiter)
             self._free.notify_all()
@@ -329,9 +336,12 @@ class GGUFModelAPI(ModelAPI):
             waiter = _Waiter(prompt)
             try:
                 context = await self._context_for(waiter)
-                return await anyio.to_thread.run_sync(
-                    lambda: fn(self._load(context), context.index)
-                )
+
+                def on_the_context() -> _T:
+                    waiter.started = True
+                    return fn(self._load(context), context.index)
+
+                return await anyio.to_thread.run_sync(on_the_context)
             finally:
                 self._done(waiter)
 
