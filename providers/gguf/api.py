@@ -53,7 +53,7 @@ from farejudge.providers.gguf.mapping import (
 )
 from farejudge.providers.gguf.models import KNOWN_MODELS, resolve_model_path
 from farejudge.providers.gguf.perf import perf_counters, reset_perf
-from farejudge.providers.gguf.scheduling import WINDOW_PER_CONTEXT, Slot, Waiting, assign
+from farejudge.providers.gguf.scheduling import Slot, Waiting, assign, window
 from farejudge.providers.gguf.threads import ThreadGovernor, set_threads, share, usable_cpus
 
 if TYPE_CHECKING:
@@ -323,7 +323,7 @@ class GGUFModelAPI(ModelAPI):
         try:
             return self._at_once.get()
         except LookupError:
-            semaphore = anyio.Semaphore(WINDOW_PER_CONTEXT * self.n_parallel)
+            semaphore = anyio.Semaphore(window(self.n_parallel))
             self._at_once.set(semaphore)
             return semaphore
 
@@ -440,7 +440,7 @@ class GGUFModelAPI(ModelAPI):
     def max_connections(self) -> int:
         # Each context does one sequence at a time; the calls beyond them wait in the window
         # that `scheduling.py` chooses the next call from.
-        return WINDOW_PER_CONTEXT * self.n_parallel
+        return window(self.n_parallel)
 
     def connection_key(self) -> str:
         return str(self.model_path)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from farejudge.core.common_prefix import common_prefix_length
 
-__all__ = ["WINDOW_PER_CONTEXT", "Slot", "Waiting", "assign", "most_passes"]
+__all__ = ["WINDOW_PER_CONTEXT", "Slot", "Waiting", "assign", "most_passes", "window"]
 
 WINDOW_PER_CONTEXT = 4
 """How many of the oldest waiting calls a context chooses from, per context: enough for
@@ -28,10 +28,16 @@ stretches to form (simulated: 4 or more per context saves as much as any window)
 enough that the choice adds little to a call's wait."""
 
 
+def window(contexts: int) -> int:
+    """How many waiting calls `contexts` contexts choose from (and how many calls the
+    provider takes at once beyond them)."""
+    return WINDOW_PER_CONTEXT * contexts
+
+
 def most_passes(contexts: int) -> int:
     """How many later calls may go before a waiting one: four windows' worth (simulated,
     stretches never came near it)."""
-    return 4 * WINDOW_PER_CONTEXT * contexts
+    return 4 * window(contexts)
 
 
 @dataclass(frozen=True)
@@ -61,37 +67,37 @@ def assign(slots: Sequence[Slot], waiting: Sequence[Waiting]) -> tuple[int, int]
     free = [slot for slot in slots if slot.free]
     if not free or not waiting:
         return None
-    window = waiting[: WINDOW_PER_CONTEXT * len(slots)]
-    # Ties go to a loaded context (no needless load), then the lowest index.
-    preferred = max(free, key=lambda slot: (slot.loaded, -slot.index))
-    for position, call in enumerate(window):
+    calls = waiting[: window(len(slots))]
+    for position, call in enumerate(calls):
         # Overdue, or short and without a preference.
         if call.prompt is None or call.passed >= most_passes(len(slots)):
-            return _holding(free, call.prompt, preferred), position
+            return _holding(free, call.prompt), position
+    # shared[s][p]: how much of call p's prompt the cache of slots[s] holds.
+    shared = [
+        [common_prefix_length([slot.prompt, call.prompt or ""]) for call in calls] for slot in slots
+    ]
     best: tuple[tuple[int, bool, int, int], int, int] | None = None
-    for slot in free:
-        others = [other.prompt for other in slots if other is not slot]
-        for position, call in enumerate(window):
-            assert call.prompt is not None
-            mine = common_prefix_length([slot.prompt, call.prompt])
-            if all(mine >= common_prefix_length([other, call.prompt]) for other in others):
+    for row, slot in enumerate(slots):
+        if not slot.free:
+            continue
+        for position, mine in enumerate(shared[row]):
+            if all(mine >= theirs[position] for theirs in shared):
                 key = (mine, slot.loaded, -slot.index, -position)
                 if best is None or key > best[0]:
                     best = (key, slot.index, position)
     if best is not None:
         return best[1], best[2]
-    newest = len(window) - 1
-    return _holding(free, window[newest].prompt, preferred), newest
+    newest = len(calls) - 1
+    return _holding(free, calls[newest].prompt), newest
 
 
-def _holding(free: Sequence[Slot], prompt: str | None, preferred: Slot) -> int:
-    """The free context whose cache shares the most with `prompt` (ties: `preferred`'s order)."""
-    if prompt is None:
-        return preferred.index
+def _holding(free: Sequence[Slot], prompt: str | None) -> int:
+    """The free context whose cache shares the most with `prompt`; ties go to a loaded
+    context (no needless load), then to the lowest index."""
     return max(
         free,
         key=lambda slot: (
-            common_prefix_length([slot.prompt, prompt]),
+            common_prefix_length([slot.prompt, prompt or ""]),
             slot.loaded,
             -slot.index,
         ),
