@@ -13,6 +13,7 @@ from farejudge.core.case_schema import Case, case_problems
 from farejudge.core.errors import InputError
 from farejudge.core.jsonl_records import read_records
 from farejudge.core.package_data import DATASETS
+from farejudge.core.sample_metadata import sample_metadata
 from farejudge.core.text_input import shown
 from farejudge.evals.prompt_versions import PromptVersion
 from farejudge.evals.render import judge_messages
@@ -57,20 +58,17 @@ def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
     return [case for _, case in records]
 
 
-SAMPLE_METADATA = {"category", "question", "answer", "rationale", "rules"}
-"""The case fields a sample keeps in metadata."""
-
-
 def case_to_sample(case: Case, version: PromptVersion, **derivation: str) -> Sample:
     """The case as the judge sees it under `version`, rendered once, as it is loaded.
 
     Gold is the target, and only there. Metadata carries what the scorer and the viewer read
-    besides: the rest of the case is in the prompt, and Inspect copies metadata many times
-    per sample. `derivation` (relation, derived_from, edit) says how a derived case was made.
+    besides (`core/sample_metadata.py`): the rest of the case is in the prompt, and Inspect
+    copies metadata many times per sample. `derivation` (relation, derived_from, edit) says how
+    a derived case was made.
     """
     return Sample(
         id=case.id,
         input=judge_messages(case, version),
         target=case.label.model_dump_json(),
-        metadata={**case.model_dump(include=SAMPLE_METADATA), **derivation},
+        metadata={**sample_metadata(case), **derivation},
     )

@@ -14,6 +14,7 @@ from inspect_ai.util import RegistryInfo, registry_info
 
 from farejudge.core.case_schema import Verdict
 from farejudge.core.inspect_internals import registry_add
+from farejudge.core.sample_metadata import case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
 from farejudge.scorers.graded import (
@@ -72,10 +73,11 @@ class Gold:
     @classmethod
     def of_sample(cls, state: TaskState, target: Target) -> "Gold":
         """Gold from where the sample keeps it: the target; the rest from the case's metadata."""
+        texts = case_texts(state.metadata)
         return cls(
             label=Verdict.model_validate_json(target.text),
-            answer=str(state.metadata["answer"]),
-            rationale=str(state.metadata["rationale"]),
+            answer=str(texts["answer"]),
+            rationale=str(texts["rationale"]),
             edit=state.metadata.get("edit"),
         )
 

@@ -15,6 +15,7 @@ from inspect_ai.viewer import (
     ViewerConfig,
 )
 
+from farejudge.core.sample_metadata import case_texts
 from farejudge.scorers.metrics import Counts
 
 VERDICT_SCORER = "verdict_agreement"
@@ -67,7 +68,7 @@ def review_fields(
         "p_shown": round(value["p_ungrounded"], SHOWN_DECIMALS),
         # The input is the rendered prompt, instructions first: the question reads better. On
         # one line (the sample's metadata and input keep its line breaks).
-        "question": " ".join(str(metadata["question"]).split()),
+        "question": " ".join(str(case_texts(metadata)["question"]).split()),
         **({key: str(metadata[key]) for key in DERIVATION} if derived else {}),
     }
 

@@ -37,10 +37,12 @@ def test_shipped_cases_load_and_become_samples() -> None:
     assert sample.metadata["category"] == conv.category
     assert sample.metadata == {
         "category": conv.category,
-        "question": conv.question,
-        "answer": conv.answer,
-        "rationale": conv.rationale,
-        "rules": conv.rules,
+        "case": {
+            "question": conv.question,
+            "answer": conv.answer,
+            "rationale": conv.rationale,
+            "rules": conv.rules,
+        },
     }
     fresh = cases["fresh-001"]
     assert fresh.category == "provenance"

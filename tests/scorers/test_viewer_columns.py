@@ -68,7 +68,8 @@ def test_viewer_sample_list_shows_the_review_columns(tmp_path: Path) -> None:
 def test_the_sample_list_shows_p_ungrounded_rounded_and_the_question_on_one_line() -> None:
     # Issue 26, finding 11: normalising two logprobs leaves float noise in the exact value.
     value = {"judge_failure": 0, "agree": 1, "gold_ungrounded": 0, "p_ungrounded": 0.0301 + 1e-17}
-    metadata = {"category": "price", "question": "How much?\n\n1. For kids\n2. For seniors"}
+    question = "How much?\n\n1. For kids\n2. For seniors"
+    metadata = {"category": "price", "case": {"question": question}}
     fields = review_fields(value, "grounded", metadata)
     assert fields["p_shown"] == 0.03
     assert fields["question"] == "How much? 1. For kids 2. For seniors"
