@@ -5,8 +5,8 @@ At the top level, what the run groups and filters by: the category (and, from th
 relation). The case's texts (question, answer, rationale, rules), which the scorer and the
 reader use, sit together under `case`. Inspect summarises each sample four times in a run and
 shortens every top-level text with `textwrap.shorten` each time, while a small nested value is
-kept as it is: on a shipped case the flat texts cost about 0.15 ms a summary, the nested ones
-about 4 µs (`docs/performance.md`).
+kept as it is: texts of a shipped case's length cost about 0.15 ms a summary flat, about 4 µs
+nested (`docs/performance.md`).
 """
 
 from collections.abc import Mapping
