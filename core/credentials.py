@@ -70,12 +70,15 @@ def redactor(named_values: Iterable[tuple[str, object]] = ()) -> Redactor:
     A value counts where its name marks it as secret. The environment is read on each call:
     a run may set a key there after it starts.
     """
-    # Inspect's log handler calls this for every record: the environment's names are read
-    # first, and only a secret one's value (reading every value is most of the cost).
-    environment = [(name, os.environ.get(name)) for name in os.environ if is_secret_name(name)]
+    # Inspect's log handler calls this for every record: of the environment, only a secret
+    # name's value is read (reading every value was most of the cost).
+    secret_named = [
+        *((name, os.environ.get(name)) for name in os.environ if is_secret_name(name)),
+        *((name, value) for name, value in named_values if is_secret_name(name)),
+    ]
     names: dict[str, str] = {}
-    for name, value in [*environment, *named_values]:
-        if is_secret_name(name) and isinstance(value, str) and len(value) >= MIN_SECRET_CHARS:
+    for name, value in secret_named:
+        if isinstance(value, str) and len(value) >= MIN_SECRET_CHARS:
             names.setdefault(value, name)
     # A key that is also in the environment is named by its variable.
     return _redactor(frozenset({**_given, **names}.items()))
