@@ -4,6 +4,7 @@
     python benchmarks/bench_overhead.py --cases 500 --rounds 1
     python benchmarks/bench_overhead.py --suite metamorphic --cases 500
     python benchmarks/bench_overhead.py --cases-from shipped   # copies of the real cases
+    python benchmarks/bench_overhead.py --instructions         # instructions, not seconds
 
 Both runs judge the same rendered v3 prompts on the same mockllm judge, which answers each
 case with its gold verdict. The cases are synthetic (short, one passage each), or with
@@ -19,13 +20,27 @@ process's first eval pays one-off imports). Rounds alternate the runs, and the b
 each counts, because a shared 2-core machine slows some rounds at random (every other round
 runs them backwards); the median of the rounds' own ratios is printed beside the ratio of the
 bests, and the median ratio of the process's CPU time beside them. Prints figures only.
+
+`--instructions` counts instead of timing: the floor and the task each run in a process of
+their own under valgrind's cachegrind, once with the warm-up alone and once with the warm-up
+and all the cases, and the difference is the instructions the cases cost. A count does not
+move with the neighbours, the CPU's clock or the time of day: the same code gives the same
+count to within a few millionths, where a round's wall-time ratio swings by a third. Inspect's
+running metrics are off in those runs (`score_display=False`): it refreshes them on a wall
+clock, so under valgrind, 12 times slower, it would refresh them 12 times as often; the final
+metrics are computed as always. Needs valgrind (`apt-get install valgrind`); 2,000 cases take
+about 8 minutes on 2 cores.
 """
 
 import argparse
 import gc
 import json
+import os
 import re
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -128,7 +143,11 @@ def gold_judge(replies: dict[str, str], logprobs: bool = False) -> Model:
 
 
 def timed(
-    make_task: Callable[[], Task], log_dir: Path, model: Model, limit: int | None = None
+    make_task: Callable[[], Task],
+    log_dir: Path,
+    model: Model,
+    limit: int | None = None,
+    score_display: bool = True,
 ) -> tuple[float, float]:
     """The run's wall time and this process's CPU time over it (all threads): a neighbour
     on a shared machine lengthens the first much more than the second."""
@@ -143,10 +162,97 @@ def timed(
         limit=limit,
         max_samples=MAX_SAMPLES,
         max_connections=MAX_SAMPLES,
+        score_display=score_display,
     )
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     assert log.status == "success", log.error
     return elapsed, cpu
+
+
+FLOOR = "floor: Task(generate(), match())"
+TASK = "judge_groundedness"
+_COUNTED = {"floor": FLOOR, "task": TASK}
+# valgrind's summary line: "==123== I   refs:      46,528,233,439".
+_I_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def write_case_set(cases_file: Path, cases: int, cases_from: str) -> None:
+    if cases_from == "shipped":
+        write_case_file(cases_file, copies(load_cases(DEFAULT_CASES), cases))
+    else:
+        write_cases(cases_file, cases)
+
+
+def runs_table(
+    cases_file: Path, suite: str, samples: list[Sample], replies: dict[str, str]
+) -> dict[str, tuple[Callable[[], Task], bool]]:
+    """Each run by name: how to make its task, and whether its judge gives logprobs."""
+
+    def task(graded: str = "auto") -> Callable[[], Task]:
+        return lambda: judge_groundedness(
+            prompt_version="v3", dataset=str(cases_file), suite=suite, graded=graded
+        )
+
+    return {
+        FLOOR: (lambda: floor_task(samples, replies), False),
+        TASK: (task(), False),
+        "graded=off, logprob judge": (task("off"), True),
+        "graded=logprobs, logprob judge": (task("logprobs"), True),
+    }
+
+
+def counted_run(args: argparse.Namespace) -> None:
+    """One side of `--instructions`, in the process valgrind counts: the warm-up, and with
+    `--measure` the whole run after it."""
+    with tempfile.TemporaryDirectory() as work:
+        cases_file = Path(work) / "cases.jsonl"
+        write_case_set(cases_file, args.cases, args.cases_from)
+        samples = rendered(cases_file, args.suite)
+        replies = gold_replies(samples)
+        runs = runs_table(cases_file, args.suite, samples, replies)
+        # As in the timed rounds, where the warm-up has made the task before any floor round:
+        # making it installs the task's hooks, which then serve both runs.
+        runs[TASK][0]()
+        make, logprobs = runs[_COUNTED[args.counted]]
+        judge = gold_judge(replies, logprobs)
+        timed(make, Path(work) / "warm", judge, limit=WARM_CASES, score_display=False)
+        if args.measure:
+            timed(make, Path(work) / "logs", judge, score_display=False)
+
+
+def count_instructions(args: argparse.Namespace) -> None:
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        sys.exit("--instructions needs valgrind on the PATH (apt-get install valgrind)")
+    passed = ["--cases", str(args.cases), "--cases-from", args.cases_from, "--suite", args.suite]
+    # The same string hashes, so the same dictionary and set orders, in every process.
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+
+    def start(side: str, measure: bool) -> subprocess.Popen[str]:
+        command = [valgrind, "--tool=cachegrind", "--cache-sim=no"]
+        command += ["--cachegrind-out-file=/dev/null", sys.executable, __file__]
+        command += ["--counted", side, *passed, *(["--measure"] if measure else [])]
+        return subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env
+        )
+
+    def count(process: subprocess.Popen[str]) -> int:
+        _, stderr = process.communicate()
+        found = _I_REFS.findall(stderr)
+        if process.returncode != 0 or not found:
+            sys.exit(f"a counted run failed (exit {process.returncode}):\n{stderr[-2000:]}")
+        return int(found[-1].replace(",", ""))
+
+    counts: dict[tuple[str, bool], int] = {}
+    # One process a core: the warm-ups together, then the whole runs together.
+    for measure in (False, True):
+        started = {side: start(side, measure) for side in _COUNTED}
+        counts.update({(side, measure): count(p) for side, p in started.items()})
+    spent = {side: counts[side, True] - counts[side, False] for side in _COUNTED}
+    print(f"\n{args.cases} {args.cases_from} cases, suite {args.suite}, instructions (cachegrind)")
+    for side, name in _COUNTED.items():
+        print(f"{name:34} {spent[side] / 1e9:7.2f} G  {spent[side] / args.cases / 1e6:6.2f} M/case")
+    print(f"{'ratio':34} {spent['task'] / spent['floor']:7.3f}x (target at most 1.1x)")
 
 
 def main() -> None:
@@ -155,27 +261,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--suite", choices=SUITES, default="gold")
     parser.add_argument("--cases-from", choices=["synthetic", "shipped"], default="synthetic")
+    parser.add_argument("--instructions", action="store_true", help="count, under valgrind")
+    # The processes --instructions starts.
+    parser.add_argument("--counted", choices=list(_COUNTED), help=argparse.SUPPRESS)
+    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.counted:
+        counted_run(args)
+        return
+    if args.instructions:
+        count_instructions(args)
+        return
     with tempfile.TemporaryDirectory() as work:
         cases_file = Path(work) / "cases.jsonl"
-        if args.cases_from == "shipped":
-            write_case_file(cases_file, copies(load_cases(DEFAULT_CASES), args.cases))
-        else:
-            write_cases(cases_file, args.cases)
+        write_case_set(cases_file, args.cases, args.cases_from)
         samples = rendered(cases_file, args.suite)
         replies = gold_replies(samples)
-
-        def task(graded: str = "auto") -> Callable[[], Task]:
-            return lambda: judge_groundedness(
-                prompt_version="v3", dataset=str(cases_file), suite=args.suite, graded=graded
-            )
-
-        runs: dict[str, tuple[Callable[[], Task], bool]] = {
-            "floor: Task(generate(), match())": (lambda: floor_task(samples, replies), False),
-            "judge_groundedness": (task(), False),
-            "graded=off, logprob judge": (task("off"), True),
-            "graded=logprobs, logprob judge": (task("logprobs"), True),
-        }
+        runs = runs_table(cases_file, args.suite, samples, replies)
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         cpu_seconds: dict[str, list[float]] = {name: [] for name in runs}
         # A process's first eval pays one-off costs (at its first sample Inspect imports the
@@ -200,7 +302,7 @@ def main() -> None:
     for name, times in seconds.items():
         print(f"{name:34} {min(times):6.1f} s  {1000 * min(times) / args.cases:5.1f} ms/case")
     for label, (over, under), target in (
-        ("ratio", ("judge_groundedness", "floor: Task(generate(), match())"), 1.1),
+        ("ratio", (TASK, FLOOR), 1.1),
         (
             "graded=logprobs / graded=off",
             ("graded=logprobs, logprob judge", "graded=off, logprob judge"),
