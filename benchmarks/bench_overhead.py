@@ -29,7 +29,7 @@ count to within a few millionths, where a round's wall-time ratio swings by a th
 running metrics are off in those runs (`score_display=False`): it refreshes them on a wall
 clock, so under valgrind, 12 times slower, it would refresh them 12 times as often; the final
 metrics are computed as always. Needs valgrind (`apt-get install valgrind`); 2,000 cases take
-about 8 minutes on 2 cores.
+about 6 minutes on 2 cores.
 """
 
 import argparse
