@@ -43,7 +43,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from inspect_ai import Task, eval
@@ -183,11 +184,13 @@ def write_case_set(cases_file: Path, cases: int, cases_from: str) -> None:
         write_cases(cases_file, cases)
 
 
+Runs = dict[str, tuple[Callable[[], Task], bool]]
+"""Each run by name: how to make its task, and whether its judge gives logprobs."""
+
+
 def runs_table(
     cases_file: Path, suite: str, samples: list[Sample], replies: dict[str, str]
-) -> dict[str, tuple[Callable[[], Task], bool]]:
-    """Each run by name: how to make its task, and whether its judge gives logprobs."""
-
+) -> Runs:
     def task(graded: str = "auto") -> Callable[[], Task]:
         return lambda: judge_groundedness(
             prompt_version="v3", dataset=str(cases_file), suite=suite, graded=graded
@@ -201,23 +204,30 @@ def runs_table(
     }
 
 
-def counted_run(args: argparse.Namespace) -> None:
-    """One side of `--instructions`, in the process valgrind counts: the warm-up, and with
-    `--measure` the whole run after it."""
-    with tempfile.TemporaryDirectory() as work:
-        cases_file = Path(work) / "cases.jsonl"
+@contextmanager
+def prepared(args: argparse.Namespace) -> Iterator[tuple[Path, Runs, dict[str, str]]]:
+    """A working folder holding the case set, each run, and the judge's replies."""
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        cases_file = work / "cases.jsonl"
         write_case_set(cases_file, args.cases, args.cases_from)
         samples = rendered(cases_file, args.suite)
         replies = gold_replies(samples)
-        runs = runs_table(cases_file, args.suite, samples, replies)
+        yield work, runs_table(cases_file, args.suite, samples, replies), replies
+
+
+def counted_run(args: argparse.Namespace) -> None:
+    """One side of `--instructions`, in the process valgrind counts: the warm-up, and with
+    `--measure` the whole run after it."""
+    with prepared(args) as (work, runs, replies):
         # As in the timed rounds, where the warm-up has made the task before any floor round:
         # making it installs the task's hooks, which then serve both runs.
         runs[TASK][0]()
         make, logprobs = runs[_COUNTED[args.counted]]
         judge = gold_judge(replies, logprobs)
-        timed(make, Path(work) / "warm", judge, limit=WARM_CASES, score_display=False)
+        timed(make, work / "warm", judge, limit=WARM_CASES, score_display=False)
         if args.measure:
-            timed(make, Path(work) / "logs", judge, score_display=False)
+            timed(make, work / "logs", judge, score_display=False)
 
 
 def count_instructions(args: argparse.Namespace) -> None:
@@ -272,26 +282,21 @@ def main() -> None:
     if args.instructions:
         count_instructions(args)
         return
-    with tempfile.TemporaryDirectory() as work:
-        cases_file = Path(work) / "cases.jsonl"
-        write_case_set(cases_file, args.cases, args.cases_from)
-        samples = rendered(cases_file, args.suite)
-        replies = gold_replies(samples)
-        runs = runs_table(cases_file, args.suite, samples, replies)
+    with prepared(args) as (work, runs, replies):
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         cpu_seconds: dict[str, list[float]] = {name: [] for name in runs}
         # A process's first eval pays one-off costs (at its first sample Inspect imports the
         # Anthropic and OpenAI SDKs, about 2.5 s here) that would count against whichever run
         # comes first: each run once on a few cases first, untimed.
         for make, logprobs in runs.values():
-            timed(make, Path(work) / "warm", gold_judge(replies, logprobs), limit=WARM_CASES)
+            timed(make, work / "warm", gold_judge(replies, logprobs), limit=WARM_CASES)
         for round_ in range(args.rounds):
             # Every other round backwards: no run always follows the same one.
             order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
             for name in order:
                 make, logprobs = runs[name]
                 judge = gold_judge(replies, logprobs)
-                wall, cpu = timed(make, Path(work) / "logs", judge)
+                wall, cpu = timed(make, work / "logs", judge)
                 seconds[name].append(wall)
                 cpu_seconds[name].append(cpu)
                 print(f"round {round_ + 1}: {name}: {wall:.1f} s (CPU {cpu:.1f} s)")
