@@ -25,7 +25,7 @@ bests, and the median ratio of the process's CPU time beside them. Prints figure
 their own under valgrind's cachegrind, once with the warm-up alone and once with the warm-up
 and all the cases, and the difference is the instructions the cases cost. A count does not
 move with the neighbours, the CPU's clock or the time of day: the same code gives the same
-count to within a few millionths, where a round's wall-time ratio swings by a third. Inspect's
+count to within 0.003 %, where a round's wall-time ratio swings by a third. Inspect's
 running metrics are off in those runs (`score_display=False`): it refreshes them on a wall
 clock, so under valgrind, 12 times slower, it would refresh them 12 times as often; the final
 metrics are computed as always. Needs valgrind (`apt-get install valgrind`); 2,000 cases take
@@ -257,7 +257,13 @@ def count_instructions(args: argparse.Namespace) -> None:
     # One process a core: the warm-ups together, then the whole runs together.
     for measure in (False, True):
         started = {side: start(side, measure) for side in _COUNTED}
-        counts.update({(side, measure): count(p) for side, p in started.items()})
+        try:
+            counts.update({(side, measure): count(p) for side, p in started.items()})
+        finally:
+            # One side failed: the other would run on for minutes with nobody to read it.
+            for process in started.values():
+                if process.poll() is None:
+                    process.kill()
     spent = {side: counts[side, True] - counts[side, False] for side in _COUNTED}
     print(f"\n{args.cases} {args.cases_from} cases, suite {args.suite}, instructions (cachegrind)")
     for side, name in _COUNTED.items():
