@@ -7,7 +7,7 @@ is judged again without them, and its graded score says why it has none.
 """
 
 import re
-from typing import Literal, Unpack, get_args
+from typing import Literal, Unpack
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
@@ -16,16 +16,15 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from farejudge.core.errors import InputError
 from farejudge.evals.provider_errors import provider_text, redact_secrets
-from farejudge.scorers.graded import GradedMode, NoGrade, p_ungrounded, reading_record
+from farejudge.scorers.graded import (
+    GRADED_OPTIONS,
+    GradedOption,
+    NoGrade,
+    graded_mode,
+    p_ungrounded,
+    reading_record,
+)
 
-GradedOption = Literal["auto", "logprobs", "epochs", "off"]
-"""The task option: a graded mode, or auto for the provider's default."""
-
-GRADED_OPTIONS: tuple[str, ...] = get_args(GradedOption)
-
-# Providers that compute token probabilities in this process, at no provider's expense: auto
-# reads the graded score from them. Elsewhere logprobs cost a request option some APIs refuse.
-LOGPROB_PROVIDERS = ("gguf/",)
 # Alternatives asked for at each token: both of true and false are within the first two
 # wherever the judge hesitates between them; the rest is room for spellings (" false", "f").
 TOP_LOGPROBS = 5
@@ -43,13 +42,6 @@ def check_graded(value: object) -> GradedOption:
     raise InputError([f"-T graded={value!r}: give {', '.join(GRADED_OPTIONS[:-1])} or off"])
 
 
-def graded_mode(option: GradedOption, model: str) -> GradedMode:
-    """How `model`'s samples get their graded score under the task option `option`."""
-    if option == "auto":
-        return "logprobs" if model.startswith(LOGPROB_PROVIDERS) else "epochs"
-    return option
-
-
 def _is_logprob_refusal(err: BaseException) -> bool:
     _, text, status = provider_text(err)
     return status is not None and 400 <= status < 500 and bool(_LOGPROB_WORDS.search(text))
@@ -63,19 +55,20 @@ def _refusal(err: BaseException) -> str:
 
 @solver
 def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
-    """`judge`, its requests asking for logprobs where the sample's graded mode says so.
+    """`judge`, its requests asking for logprobs where the graded mode says so (`graded_mode`
+    of `option` and the sample's model, as the scorer reads it).
 
-    Each sample's metadata records its graded mode and, where logprobs were asked for, what
-    they said (P(ungrounded), or why there is none: a provider that refused them is not asked
-    again). The logprobs themselves are then dropped from the sample (see `_drop_logprobs`).
+    Where logprobs were asked for, the sample's metadata records what they said (P(ungrounded),
+    or why there is none: a provider that refused them is not asked again). The logprobs
+    themselves are then dropped from the sample (see `_drop_logprobs`). The mode itself is not
+    recorded per sample: it is the same for every sample of a run, and a state change costs
+    each sample of a run (`docs/performance.md`).
     """
     refused: dict[str, str] = {}
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = str(state.model)
-        mode = graded_mode(option, model)
-        state.metadata["graded_mode"] = mode
-        if mode != "logprobs":
+        if graded_mode(option, model) != "logprobs":
             return await judge(state, generate)
         refusal = refused.get(model)
 

@@ -28,9 +28,10 @@ def judge_generate(constrained: Constrained = None) -> Solver:
     `constrained` asks for the verdict schema: true sends it as the provider's structured-output
     request, `json_object` inside an OpenAI `json_object` response format, false not at all
     (None: only where the provider enforces it by constrained decoding). Constraining changes a
-    judge's behaviour, so each sample's metadata records how the request carried the schema
-    (metadata, not the store: a store change is one more event per sample in the log); a
-    schema the model's API cannot carry errors the sample unsent, recording nothing.
+    judge's behaviour: each sample's model event records what its request carried (Inspect's
+    `response_schema` in its config, or the `json_object` format in its `extra_body`), and
+    the log's task arguments and model give the mode of the whole run (`schema_mode`). A
+    schema the model's API cannot carry errors the sample unsent.
     """
     schema_check = SchemaCheck()
     schema_check.probe(constrained)
@@ -43,7 +44,6 @@ def judge_generate(constrained: Constrained = None) -> Solver:
         mode = schema_mode(constrained, model)
         if mode != "off":
             schema_check.refuse_unsendable(model, mode)
-        state.metadata["schema_mode"] = mode
         try:
             if mode == "off":
                 state = await generate(state)

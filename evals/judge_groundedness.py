@@ -99,7 +99,7 @@ def judge_groundedness(
         # Bounded retries, so that an outage errors samples and fail_on_error can stop the
         # run; --max-retries and --timeout override them.
         config=retry_config(),
-        scorer=verdict_agreement(),
+        scorer=verdict_agreement(graded_option),
         # No reduction over epochs: the metrics count every case-epoch (for their ratios the
         # same as each case adding the share of its epochs), the value's strings stay
         # strings, and the live metrics skip re-reducing every sample at each refresh.

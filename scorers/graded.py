@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from inspect_ai.model import Logprob, ModelOutput
 
@@ -22,6 +22,23 @@ from farejudge.scorers.verdict import answer_regions, split_inline, top_level_va
 GradedMode = Literal["logprobs", "epochs", "off"]
 """How a sample's graded score is got: the judge's token probabilities; its verdict itself
 (1 or 0, which a mean over epochs grades); not at all."""
+
+GradedOption = Literal["auto", "logprobs", "epochs", "off"]
+"""The task's `-T graded=` option: a graded mode, or auto for the provider's default."""
+
+GRADED_OPTIONS: tuple[str, ...] = get_args(GradedOption)
+
+# Providers that compute token probabilities in this process, at no provider's expense: auto
+# reads the graded score from them. Elsewhere logprobs cost a request option some APIs refuse.
+LOGPROB_PROVIDERS = ("gguf/",)
+
+
+def graded_mode(option: GradedOption, model: str) -> GradedMode:
+    """How `model`'s samples get their graded score under the task option `option`."""
+    if option == "auto":
+        return "logprobs" if model.startswith(LOGPROB_PROVIDERS) else "epochs"
+    return option
+
 
 GradedSource = Literal["logprobs", "epochs", "none"]
 """Where a sample's `p_ungrounded` came from; "none" where it is NaN."""

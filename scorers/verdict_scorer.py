@@ -19,8 +19,10 @@ from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
 from farejudge.scorers.graded import (
     GradedMode,
+    GradedOption,
     GradedScore,
     Reading,
+    graded_mode,
     graded_score,
     p_ungrounded,
     reading_of_record,
@@ -91,7 +93,10 @@ def _quote_list(claims: list[str]) -> str:
 
 
 def _claim_lines(cmp: ClaimComparison) -> list[str]:
-    lines = [f'- Matched: judge "{j}" = gold "{g}"' for j, g in cmp.matched]
+    lines = [
+        f'- Matched: "{j}"' if j == g else f'- Matched: judge "{j}" = gold "{g}"'
+        for j, g in cmp.matched
+    ]
     if cmp.missed:
         lines.append(f"- Missed (in gold, not flagged by the judge): {_quote_list(cmp.missed)}")
     if cmp.extra:
@@ -103,6 +108,8 @@ def _claim_lines(cmp: ClaimComparison) -> list[str]:
 
 def _span_line(spans: SpanOverlap) -> str:
     """The span overlap in words, for the explanation."""
+    if spans.predicted == spans.gold == spans.overlap:
+        return f"Span overlap: the judge quoted exactly gold's {spans.gold} characters."
     judge = (
         f"{spans.overlap} of the judge's {spans.predicted} quoted characters are in gold spans"
         if spans.predicted
@@ -309,8 +316,6 @@ def score_reply(
     ]
     if isinstance(case, Gold) and case.edit:
         paragraphs.insert(1, f"Derived from its gold case by the edit {case.edit}.")
-    if parsed.reasoning:
-        paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
     # Only a grammar holds a judge to the bounds; any other judge's verdict is checked here.
     too_long = over_long(parsed.unsupported_claims, parsed.reasoning)
     paragraphs.append(over_long_note(too_long))
@@ -365,19 +370,26 @@ def _errored() -> bool:
         consistency_failure_rate(),
     ]
 )
-def verdict_agreement() -> Scorer:
-    """Agreement of the judge's verdict with gold, case and claim level."""
+def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
+    """Agreement of the judge's verdict with gold, case and claim level.
+
+    Args:
+        graded: The task's `-T graded=` option: how each sample's graded score is got (auto,
+            the task's default: by the sample's model). Inspect records it with the scorer,
+            so `inspect score` scores a log as its run did.
+    """
 
     async def score(state: TaskState, target: Target) -> Score | None:
         if _errored():
             # An errored sample is an outage, not the judge's behaviour: the run left it out
             # of every metric by not scoring it, and so does `inspect score` on its log.
             return None
-        # Set by the solver (evals/graded_request.py); a log from before graded scores has none.
+        # Logs written before the mode moved to the scorer's option record it per sample.
+        mode = state.metadata.get("graded_mode") or graded_mode(graded, str(state.model))
         scored = score_output(
             Gold.of_sample(state, target),
             state.output,
-            state.metadata.get("graded_mode", "off"),
+            mode,
             reading_of_record(state.metadata.get("graded_reading")),
         )
         value = cast(dict[str, float], scored.value)
@@ -387,8 +399,8 @@ def verdict_agreement() -> Scorer:
     return score
 
 
-def _as_logged() -> Scorer:
-    return verdict_agreement()
+def _as_logged(graded: GradedOption = "auto") -> Scorer:
+    return verdict_agreement(graded)
 
 
 # Inspect registers a package's scorer under the package's name (farejudge/verdict_agreement),

@@ -68,7 +68,11 @@ def test_logprobs_are_asked_for_and_graded(tmp_path: Path) -> None:
         assert f"Graded: P(ungrounded) = {EXPECTED:.2f} from the judge's token probabilities." in (
             explanation
         )
-    assert log.samples and all(s.metadata["graded_mode"] == "logprobs" for s in log.samples)
+    # The mode is the scorer's option, recorded once for the run, not in each sample.
+    assert [(s.name, s.options) for s in log.eval.scorers or []] == [
+        ("verdict_agreement", {"graded": "logprobs"})
+    ]
+    assert log.samples and not [s for s in log.samples if "graded_mode" in s.metadata]
 
 
 def test_the_log_keeps_the_reading_not_the_logprobs(tmp_path: Path) -> None:
@@ -80,8 +84,8 @@ def test_the_log_keeps_the_reading_not_the_logprobs(tmp_path: Path) -> None:
         assert sample.output.choices[0].logprobs is None
         events = [e for e in sample.events if isinstance(e, ModelEvent)]
         assert events and all(c.logprobs is None for e in events for c in e.output.choices)
-    # Re-scoring the log from its file gives the graded score the run gave.
-    rescored = score(log, verdict_agreement(), action="overwrite", display="none")
+    # Re-scoring the log from its file with the run's option gives the graded score the run gave.
+    rescored = score(log, verdict_agreement("logprobs"), action="overwrite", display="none")
     assert graded_values(rescored) == graded_values(judged_log)
 
 

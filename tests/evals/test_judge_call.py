@@ -60,7 +60,6 @@ def test_the_log_records_whether_the_schema_was_asked_for(
     assert log.eval.metadata["constrained"] == ("auto" if constrained is None else constrained)
     assert log.samples is not None and len(log.samples) == len(cases)
     for sample in log.samples:
-        assert (sample.metadata["schema_mode"] != "off") is bool(constrained)
         (event,) = [e for e in sample.events if isinstance(e, ModelEvent)]
         asked = event.config.response_schema
         assert (asked is not None and asked.name == "verdict") is bool(constrained)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.event import ModelEvent
 
 from farejudge.evals.judge_groundedness import judge_groundedness
 
@@ -28,6 +29,10 @@ def test_two_cases_of_each_version_parse_as_verdicts(tmp_path: Path) -> None:
         for sample in log.samples:
             score = sample.scores["verdict_agreement"]  # type: ignore[index]
             assert score.answer != "judge failure", score.explanation
-            assert sample.metadata["schema_mode"] == "json_schema"
+            # The embedded model is asked for the verdict schema by default, and grades by logprobs.
+            (event,) = [e for e in sample.events if isinstance(e, ModelEvent)]
+            asked = event.config.response_schema
+            assert asked is not None and asked.name == "verdict"
+            assert isinstance(score.value, dict) and score.value["graded_source"] == "logprobs"
             usage = sample.output.usage
             assert usage is not None and usage.input_tokens > 0 and usage.output_tokens > 0

@@ -23,13 +23,17 @@ OUTAGES = (1, 4)
 PROSE = 6
 
 
-def run(tmp_path: Path, faults_at: dict[int, Fault]) -> EvalLog:
+def run(tmp_path: Path, faults_at: dict[int, Fault], graded: str = "auto") -> EvalLog:
     """The run's log as read back from its file, which is what re-scoring starts from."""
     tmp_path.mkdir(exist_ok=True)
     ids = write_cases(tmp_path / "cases.jsonl", 9)
     (log,) = eval(
         task_file(),
-        task_args={"dataset": str(tmp_path / "cases.jsonl"), "fail_on_error": 0.5},
+        task_args={
+            "dataset": str(tmp_path / "cases.jsonl"),
+            "fail_on_error": 0.5,
+            "graded": graded,
+        },
         model=get_model(
             "faulty_judge/flaky",
             faults={ids[i]: fault for i, fault in faults_at.items()},
@@ -43,8 +47,8 @@ def run(tmp_path: Path, faults_at: dict[int, Fault]) -> EvalLog:
     return read_eval_log(log.location)
 
 
-def errored_run(tmp_path: Path) -> EvalLog:
-    log = run(tmp_path, {**dict.fromkeys(OUTAGES, "server error"), PROSE: "prose"})
+def errored_run(tmp_path: Path, graded: str = "auto") -> EvalLog:
+    log = run(tmp_path, {**dict.fromkeys(OUTAGES, "server error"), PROSE: "prose"}, graded)
     assert log.status == "success" and log.samples is not None
     assert sum(s.error is not None for s in log.samples) == len(OUTAGES)
     return log
@@ -134,7 +138,8 @@ def test_inspect_score_leaves_errored_samples_unscored(tmp_path: Path) -> None:
 def test_plain_inspect_score_finds_the_scorer_the_log_names(tmp_path: Path, where: str) -> None:
     # Issue 26, finding 9: the log names the scorer "verdict_agreement", without its package.
     # From elsewhere the log's task file (a relative path) is not there to load it from.
-    log = errored_run(tmp_path / "run")
+    # Not the default graded option: the command builds the scorer with the one the log records.
+    log = errored_run(tmp_path / "run", graded="off")
     out = tmp_path / "rescored.eval"
     done = subprocess.run(
         [
@@ -151,3 +156,5 @@ def test_plain_inspect_score_finds_the_scorer_the_log_names(tmp_path: Path, wher
     after = read_eval_log(str(out))
     assert figures(after) == figures(log)
     assert sample_scores(after) == sample_scores(log)
+    values = [s.scores["verdict_agreement"].value for s in after.samples or [] if s.scores]
+    assert values and all(isinstance(v, dict) and v["graded_source"] == "none" for v in values)

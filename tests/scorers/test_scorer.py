@@ -15,7 +15,7 @@ from farejudge.evals.dataset import case_to_sample, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.scorers.claims import compare_claims
 from farejudge.scorers.confusion import Confusion
-from farejudge.scorers.graded import NoGrade, reading_record
+from farejudge.scorers.graded import GradedOption, NoGrade, reading_record
 from farejudge.scorers.metrics import (
     claim_precision,
     claim_recall,
@@ -35,11 +35,16 @@ from tests.support.paths import FIXTURES
 CASES = {c.id: c for c in load_cases(FIXTURES / "cases.jsonl")}
 
 
-def state_for(case_id: str, reply: str | ModelOutput, stop_reason: str = "stop") -> TaskState:
+def state_for(
+    case_id: str,
+    reply: str | ModelOutput,
+    stop_reason: str = "stop",
+    model: str = "mockllm/model",
+) -> TaskState:
     """The state the scorer sees once the judge replied: its text, or its whole output."""
     sample = case_to_sample(CASES[case_id], load_prompt_version())
     return TaskState(
-        model=ModelName("mockllm/model"),
+        model=ModelName(model),
         sample_id=case_id,
         epoch=1,
         input=sample.input,
@@ -50,8 +55,8 @@ def state_for(case_id: str, reply: str | ModelOutput, stop_reason: str = "stop")
     )
 
 
-def run_scorer(state: TaskState) -> SampleScore:
-    score = asyncio.run(verdict_agreement()(state, state.target))
+def run_scorer(state: TaskState, graded: GradedOption = "off") -> SampleScore:
+    score = asyncio.run(verdict_agreement(graded)(state, state.target))
     assert score is not None
     return SampleScore(score=score, sample_id=state.sample_id, sample_metadata=state.metadata)
 
@@ -66,7 +71,7 @@ def test_agreeing_ungrounded_verdict_with_longer_quoted_claim() -> None:
     )
     score = run_scorer(state_for("t-price", reply)).score
     assert isinstance(score.value, dict)
-    # A hand-made state asked for no graded score.
+    # Scored with no graded score asked for.
     assert math.isnan(cast(float, score.value.pop("p_ungrounded")))
     assert math.isnan(cast(float, score.value.pop("p_shown")))
     assert score.value == {
@@ -93,9 +98,34 @@ def test_agreeing_ungrounded_verdict_with_longer_quoted_claim() -> None:
     assert score.explanation is not None
     assert score.explanation.startswith("Agree: gold and judge both say ungrounded.")
     assert (
+        '- Matched: judge "A youth monthly pass costs $25 and covers riders" = gold '
+        '"A youth monthly pass costs $25"' in score.explanation
+    )
+    assert (
         "Span overlap: 30 of the judge's 48 quoted characters are in gold spans; "
         "30 of 30 gold characters were quoted." in score.explanation
     )
+    assert score.metadata is not None and score.metadata["verdict"]["reasoning"] == "P1 says $30."
+
+
+def test_a_claim_quoted_as_gold_words_it_is_said_once() -> None:
+    reply = json.dumps(
+        {
+            "grounded": False,
+            "unsupported_claims": ["A youth monthly pass costs $25"],
+            "reasoning": "P1 says $30.",
+        }
+    )
+    score = run_scorer(state_for("t-price", reply)).score
+    assert score.explanation is not None
+    paragraphs = score.explanation.split("\n\n")
+    assert paragraphs[:3] == [
+        "Agree: gold and judge both say ungrounded.",
+        '- Matched: "A youth monthly pass costs $25"',
+        "Span overlap: the judge quoted exactly gold's 30 characters.",
+    ]
+    # The judge's reasoning is the score's metadata, shown beside the explanation.
+    assert "P1 says $30." not in score.explanation
     assert score.metadata is not None and score.metadata["verdict"]["reasoning"] == "P1 says $30."
 
 
@@ -359,8 +389,8 @@ def figure(m: Metric, scores: list[SampleScore]) -> float:
     return float(value)
 
 
-def graded_of(state: TaskState) -> tuple[float, object, str]:
-    score = run_scorer(state).score
+def graded_of(state: TaskState, graded: GradedOption = "logprobs") -> tuple[float, object, str]:
+    score = run_scorer(state, graded).score
     assert isinstance(score.value, dict) and score.explanation is not None
     return cast(float, score.value["p_ungrounded"]), score.value["graded_source"], score.explanation
 
@@ -371,12 +401,12 @@ GROUNDED_CASE = next(c.id for c in CASES.values() if c.label.grounded)
 def test_the_reading_recorded_at_the_reply_is_the_graded_score() -> None:
     # The solver read the logprobs and dropped them: the record is all the scorer has.
     state = state_for(GROUNDED_CASE, LLAMA)
-    state.metadata.update(graded_mode="logprobs", graded_reading=reading_record(0.25))
+    state.metadata["graded_reading"] = reading_record(0.25)
     assert graded_of(state)[:2] == (0.25, "logprobs")
     # A record says why there is none even where the output still has logprobs.
     state = state_for(GROUNDED_CASE, output_of(LLAMA, LLAMA_TOKENS))
     refused = NoGrade("the provider refused logprobs (HTTP 400: no)")
-    state.metadata.update(graded_mode="logprobs", graded_reading=reading_record(refused))
+    state.metadata["graded_reading"] = reading_record(refused)
     p, source, explanation = graded_of(state)
     assert math.isnan(p) and source == "none"
     assert "No graded score: the provider refused logprobs (HTTP 400: no)." in explanation
@@ -385,7 +415,27 @@ def test_the_reading_recorded_at_the_reply_is_the_graded_score() -> None:
 def test_without_a_record_the_logprobs_are_read_from_the_output() -> None:
     # A log written before readings were recorded keeps its logprobs in the output.
     state = state_for(GROUNDED_CASE, output_of(LLAMA, LLAMA_TOKENS))
-    state.metadata["graded_mode"] = "logprobs"
     p, source, _ = graded_of(state)
     assert source == "logprobs"
     assert p == pytest.approx(share([-1.946, -4.651], [-0.309, -2.369]))
+
+
+@pytest.mark.parametrize(
+    ("model", "source"), [("gguf/smollm2-135m", "logprobs"), ("openai/gpt-4o-mini", "epochs")]
+)
+def test_auto_grades_by_the_sample_model(model: str, source: str) -> None:
+    state = state_for(GROUNDED_CASE, output_of(LLAMA, LLAMA_TOKENS), model=model)
+    assert graded_of(state, "auto")[1] == source
+    # The grounded verdict, as the epochs mode reads it: P(ungrounded) 0.
+    assert graded_of(state, "epochs")[:2] == (0.0, "epochs")
+    assert math.isnan(graded_of(state, "off")[0])
+
+
+def test_a_mode_recorded_per_sample_wins_over_the_option() -> None:
+    # Logs written before the mode became the scorer's option record it in each sample;
+    # `inspect score` on one builds the scorer without the option, as auto.
+    state = state_for(GROUNDED_CASE, output_of(LLAMA, LLAMA_TOKENS))
+    state.metadata["graded_mode"] = "off"
+    assert graded_of(state, "auto")[1] == "none"
+    state.metadata["graded_mode"] = "logprobs"
+    assert graded_of(state, "auto")[1] == "logprobs"
