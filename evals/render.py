@@ -45,7 +45,10 @@ def render_case(case: Case, contract: RenderContract) -> str:
 
 
 def judge_messages(case: Case, version: PromptVersion) -> list[ChatMessage]:
+    # Ids from the case, not Inspect's random ones: the same case renders the same messages in
+    # every run (ids are unique within a sample, which is all Inspect asks of them), and a
+    # random id for each of thousands of messages was a third of building the task.
     return [
-        ChatMessageSystem(content=version.instructions),
-        ChatMessageUser(content=render_case(case, version.render)),
+        ChatMessageSystem(id=f"{case.id}:instructions", content=version.instructions),
+        ChatMessageUser(id=f"{case.id}:case", content=render_case(case, version.render)),
     ]
