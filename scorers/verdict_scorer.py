@@ -316,6 +316,9 @@ def score_reply(
     ]
     if isinstance(case, Gold) and case.edit:
         paragraphs.insert(1, f"Derived from its gold case by the edit {case.edit}.")
+    # Here, not only in the score's metadata: the viewer shows that as a collapsed object.
+    if parsed.reasoning:
+        paragraphs.append(f"Judge's reasoning: {parsed.reasoning}")
     # Only a grammar holds a judge to the bounds; any other judge's verdict is checked here.
     too_long = over_long(parsed.unsupported_claims, parsed.reasoning)
     paragraphs.append(over_long_note(too_long))

@@ -182,3 +182,23 @@ def test_p_ungrounded_is_rounded_and_each_question_is_one_line(tmp_path: Path) -
         page.get_by_text("View", exact=True).first.click()
         page.screenshot(path=str(tmp_path / "sample_list_multiline.png"))
         assert_as_a_reader_needs(grid(page))
+
+
+@pytest.mark.browser
+@pytest.mark.subprocess
+def test_a_sample_scoring_tab_shows_the_judge_reasoning_in_the_explanation(
+    tmp_path: Path,
+) -> None:
+    # The score's metadata has the verdict as read, but the viewer shows it as a collapsed
+    # "Object(3)": the reasoning a reviewer reads beside gold's is in the explanation.
+    log = graded_run(tmp_path)
+    with sample_list(log, tmp_path / "logs") as page:
+        from playwright.sync_api import expect
+
+        name = Path(log.location).name
+        page.goto(page.url.split("#")[0] + f"#/logs/{name}/samples/sample/real-002/1/scoring")
+        body = page.locator("body")
+        expect(body).to_contain_text("Why gold says so: Ungrounded.")
+        expect(body).to_contain_text("Judge's reasoning: P1 has it")
+        expect(body).to_contain_text("Graded: P(ungrounded) = 0.03")
+        page.screenshot(path=str(tmp_path / "scoring.png"))
