@@ -14,10 +14,8 @@ from inspect_ai.log import transcript
 from inspect_ai.model import GenerateConfigArgs
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from farejudge.core.errors import InputError
 from farejudge.evals.provider_errors import provider_text, redact_secrets
 from farejudge.scorers.graded import (
-    GRADED_OPTIONS,
     GradedOption,
     NoGrade,
     graded_mode,
@@ -33,13 +31,6 @@ TOP_LOGPROBS = 5
 # model"; vLLM: "top_logprobs must be ...").
 _LOGPROB_WORDS = re.compile(r"logprob", re.I)
 _MAX_REFUSAL_CHARS = 200
-
-
-def check_graded(value: object) -> GradedOption:
-    """The `-T graded=` value, or a one-line error naming the accepted ones."""
-    if isinstance(value, str) and value in GRADED_OPTIONS:
-        return value  # type: ignore[return-value]  # checked against the Literal's values
-    raise InputError([f"-T graded={value!r}: give {', '.join(GRADED_OPTIONS[:-1])} or off"])
 
 
 def _is_logprob_refusal(err: BaseException) -> bool:

@@ -14,7 +14,7 @@ from farejudge.core.shards import check_shard, shard_samples
 from farejudge.evals.cli_errors import install_error_lines
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_set_hash, sha256
-from farejudge.evals.graded_request import check_graded, graded_generate
+from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.evals.log_written import install_log_write_check
@@ -22,6 +22,7 @@ from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
+from farejudge.scorers.graded import check_graded
 from farejudge.scorers.verdict_scorer import verdict_agreement
 from farejudge.scorers.viewer_columns import METAMORPHIC_VIEWER, REVIEW_VIEWER
 

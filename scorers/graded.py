@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from inspect_ai.model import Logprob, ModelOutput
 
+from farejudge.core.errors import InputError
 from farejudge.scorers.verdict import answer_regions, split_inline, top_level_values
 
 GradedMode = Literal["logprobs", "epochs", "off"]
@@ -31,6 +32,14 @@ GRADED_OPTIONS: tuple[str, ...] = get_args(GradedOption)
 # Providers that compute token probabilities in this process, at no provider's expense: auto
 # reads the graded score from them. Elsewhere logprobs cost a request option some APIs refuse.
 LOGPROB_PROVIDERS = ("gguf/",)
+
+
+def check_graded(value: object, flag: str = "-T") -> GradedOption:
+    """The graded option as given with `flag` (the task's `-T`, the scorer's `-S`), or a
+    one-line error naming the accepted ones."""
+    if isinstance(value, str) and value in GRADED_OPTIONS:
+        return value  # type: ignore[return-value]  # checked against the Literal's values
+    raise InputError([f"{flag} graded={value!r}: give {', '.join(GRADED_OPTIONS[:-1])} or off"])
 
 
 def graded_mode(option: GradedOption, model: str) -> GradedMode:

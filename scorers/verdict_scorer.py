@@ -22,6 +22,7 @@ from farejudge.scorers.graded import (
     GradedOption,
     GradedScore,
     Reading,
+    check_graded,
     graded_mode,
     graded_score,
     p_ungrounded,
@@ -381,6 +382,9 @@ def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
             the task's default: by the sample's model). Inspect records it with the scorer,
             so `inspect score` scores a log as its run did.
     """
+    # `inspect score -S graded=...` reaches here unchecked: an unknown mode would otherwise
+    # read as logprobs and grade every sample "no logprobs".
+    option = check_graded(graded, "-S")
 
     async def score(state: TaskState, target: Target) -> Score | None:
         if _errored():
@@ -388,7 +392,7 @@ def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
             # of every metric by not scoring it, and so does `inspect score` on its log.
             return None
         # Logs written before the mode moved to the scorer's option record it per sample.
-        mode = state.metadata.get("graded_mode") or graded_mode(graded, str(state.model))
+        mode = state.metadata.get("graded_mode") or graded_mode(option, str(state.model))
         scored = score_output(
             Gold.of_sample(state, target),
             state.output,

@@ -129,6 +129,10 @@ def test_an_unknown_mode_is_one_line_naming_the_accepted_ones(value: object) -> 
     with pytest.raises(InputError) as err:
         judge_groundedness(dataset=CASES, graded=value)  # type: ignore[arg-type]
     assert err.value.problems == [f"-T graded={value!r}: give auto, logprobs, epochs or off"]
+    # The scorer's own option, as `inspect score -S graded=` gives it.
+    with pytest.raises(InputError) as err:
+        verdict_agreement(value)  # type: ignore[arg-type]
+    assert err.value.problems == [f"-S graded={value!r}: give auto, logprobs, epochs or off"]
 
 
 @pytest.mark.model
