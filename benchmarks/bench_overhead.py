@@ -63,6 +63,7 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from farejudge.core.sample_case import GoldTarget
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
@@ -91,7 +92,7 @@ def gold_replies(samples: list[Sample]) -> dict[str, str]:
     replies = {}
     for sample in samples:
         assert not isinstance(sample.input, str)
-        label = json.loads(str(sample.target))
+        label = GoldTarget.model_validate_json(str(sample.target)).label.model_dump()
         replies[sample.input[-1].text] = json.dumps({**label, "reasoning": "Echoes gold."})
     return replies
 

@@ -13,7 +13,7 @@ from farejudge.core.case_schema import Case, case_problems
 from farejudge.core.errors import InputError
 from farejudge.core.jsonl_records import read_records
 from farejudge.core.package_data import DATASETS
-from farejudge.core.sample_metadata import sample_metadata
+from farejudge.core.sample_case import gold_target, sample_metadata
 from farejudge.core.text_input import shown
 from farejudge.evals.prompt_versions import PromptVersion
 from farejudge.evals.render import judge_messages
@@ -61,14 +61,13 @@ def load_cases(path: str | Path = DEFAULT_CASES) -> list[Case]:
 def case_to_sample(case: Case, version: PromptVersion, **derivation: str) -> Sample:
     """The case as the judge sees it under `version`, rendered once, as it is loaded.
 
-    Gold is the target, and only there. Metadata carries what the scorer and the viewer read
-    besides (`core/sample_metadata.py`): the rest of the case is in the prompt, and Inspect
-    copies metadata many times per sample. `derivation` (relation, derived_from, edit) says how
-    a derived case was made.
+    Gold is the target (its verdict, rationale and rules), and only there; the rest of the case
+    is in the prompt; metadata carries only what a run groups by (`core/sample_case.py`).
+    `derivation` (relation, derived_from, edit) says how a derived case was made.
     """
     return Sample(
         id=case.id,
         input=judge_messages(case, version),
-        target=case.label.model_dump_json(),
+        target=gold_target(case),
         metadata={**sample_metadata(case), **derivation},
     )

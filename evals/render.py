@@ -10,11 +10,8 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from farejudge.core.case_schema import Case, Passage
 from farejudge.core.escaping import escape
+from farejudge.core.sample_case import ANSWER_TAG, QUESTION_TAG, tagged
 from farejudge.evals.prompt_versions import PromptVersion, RenderContract
-
-
-def _block(tag: str, body: str) -> str:
-    return f"<{tag}>\n{body}\n</{tag}>"
 
 
 def render_passage(passage: Passage, contract: RenderContract) -> str:
@@ -27,7 +24,7 @@ def render_passage(passage: Passage, contract: RenderContract) -> str:
     if contract.passage_provenance:
         lines.append(f"(source: {escape(passage.url)}, fetched {passage.fetched})")
     lines.append(escape(passage.text))
-    return _block("passage", "\n".join(lines))
+    return tagged("passage", "\n".join(lines))
 
 
 def render_case(case: Case, contract: RenderContract) -> str:
@@ -36,11 +33,11 @@ def render_case(case: Case, contract: RenderContract) -> str:
         turns = "\n".join(
             f'<turn role="{t.role}">\n{escape(t.content)}\n</turn>' for t in case.prior_turns
         )
-        sections.append(_block("prior_conversation_turns", turns))
+        sections.append(tagged("prior_conversation_turns", turns))
     passages = "\n".join(render_passage(p, contract) for p in case.passages)
-    sections.append(_block("retrieved_passages", passages))
-    sections.append(_block("rider_question", escape(case.question)))
-    sections.append(_block("assistant_answer", escape(case.answer)))
+    sections.append(tagged("retrieved_passages", passages))
+    sections.append(tagged(QUESTION_TAG, escape(case.question)))
+    sections.append(tagged(ANSWER_TAG, escape(case.answer)))
     return "\n\n".join(sections)
 
 

@@ -233,23 +233,19 @@ class GradedScore:
     """NaN where there is none."""
     source: GradedSource
     line: str
+    """What the explanation says of it: empty where the score says no more than the verdict,
+    or than the run's option (the value's `graded_source` and the docs say which)."""
 
 
 def graded_score(mode: GradedMode, grounded: bool | None, reading: Reading | None) -> GradedScore:
     """The graded score of a verdict (None: a judge failure) under `mode`; `reading` is what the
     logprobs said, where they were asked for."""
-    if grounded is None:
-        return GradedScore(math.nan, "none", "No graded score: a judge failure has no verdict.")
-    if mode == "off":
-        return GradedScore(math.nan, "none", "No graded score: the run asked for none.")
+    # A line in each of thousands of explanations costs every sample (Inspect shortens each
+    # explanation in each summary it makes of a sample): only what is this sample's own is said.
+    if grounded is None or mode == "off":
+        return GradedScore(math.nan, "none", "")
     if mode == "epochs":
-        said = 0.0 if grounded else 1.0
-        return GradedScore(
-            said,
-            "epochs",
-            f"Graded: P(ungrounded) = {said:.0f}, this epoch's verdict (its mean over epochs "
-            "grades the case).",
-        )
+        return GradedScore(0.0 if grounded else 1.0, "epochs", "")
     if reading is None:
         reading = NoGrade("the provider returned no logprobs")
     if isinstance(reading, NoGrade):

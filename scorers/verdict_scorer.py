@@ -14,7 +14,7 @@ from inspect_ai.util import RegistryInfo, registry_info
 
 from farejudge.core.case_schema import Verdict
 from farejudge.core.inspect_internals import registry_add
-from farejudge.core.sample_metadata import case_texts
+from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
 from farejudge.scorers.graded import (
@@ -72,16 +72,21 @@ class Gold:
     rationale: str
     edit: str | None = None
     """How a metamorphic case was derived from its gold case, "before → after"."""
+    question: str = ""
+    """The rider's question, for the viewer's column."""
 
     @classmethod
     def of_sample(cls, state: TaskState, target: Target) -> "Gold":
-        """Gold from where the sample keeps it: the target; the rest from the case's metadata."""
-        texts = case_texts(state.metadata)
+        """Gold from where the sample keeps it (`core/sample_case.py`): the target; the answer
+        and the question from the prompt."""
+        gold = GoldTarget.model_validate_json(target.text)
+        texts = case_texts(state.input, gold, state.metadata)
         return cls(
-            label=Verdict.model_validate_json(target.text),
-            answer=str(texts["answer"]),
-            rationale=str(texts["rationale"]),
+            label=gold.label,
+            answer=texts.answer,
+            rationale=texts.rationale,
             edit=state.metadata.get("edit"),
+            question=texts.question,
         )
 
 
@@ -393,14 +398,12 @@ def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
             return None
         # Logs written before the mode moved to the scorer's option record it per sample.
         mode = state.metadata.get("graded_mode") or graded_mode(option, str(state.model))
+        gold = Gold.of_sample(state, target)
         scored = score_output(
-            Gold.of_sample(state, target),
-            state.output,
-            mode,
-            reading_of_record(state.metadata.get("graded_reading")),
+            gold, state.output, mode, reading_of_record(state.metadata.get("graded_reading"))
         )
         value = cast(dict[str, float], scored.value)
-        columns = review_fields(value, scored.answer or "", state.metadata)
+        columns = review_fields(value, scored.answer or "", state.metadata, gold.question)
         return scored.model_copy(update={"value": {**value, **columns}})
 
     return score

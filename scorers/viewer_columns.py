@@ -15,7 +15,6 @@ from inspect_ai.viewer import (
     ViewerConfig,
 )
 
-from farejudge.core.sample_metadata import case_texts
 from farejudge.scorers.metrics import Counts
 
 VERDICT_SCORER = "verdict_agreement"
@@ -52,10 +51,10 @@ SHOWN_DECIMALS = 2
 
 
 def review_fields(
-    value: Mapping[str, float], verdict: str, metadata: Mapping[str, Any]
+    value: Mapping[str, float], verdict: str, metadata: Mapping[str, Any], question: str
 ) -> dict[str, str | float]:
     """The sample-list columns of one scored case: `value` is the verdict scorer's numbers,
-    `verdict` its answer, `metadata` the sample's."""
+    `verdict` its answer, `metadata` the sample's, `question` the rider's."""
     said = outcome(value)
     # A derived case says where it came from (the metamorphic suite's columns).
     derived = "derived_from" in metadata
@@ -68,7 +67,7 @@ def review_fields(
         "p_shown": round(value["p_ungrounded"], SHOWN_DECIMALS),
         # The input is the rendered prompt, instructions first: the question reads better. On
         # one line (the sample's metadata and input keep its line breaks).
-        "question": " ".join(str(case_texts(metadata)["question"]).split()),
+        "question": " ".join(question.split()),
         **({key: str(metadata[key]) for key in DERIVATION} if derived else {}),
     }
 

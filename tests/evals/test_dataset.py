@@ -32,18 +32,14 @@ def test_shipped_cases_load_and_become_samples() -> None:
     assert [(m.role, m.text) for m in sample.input] == [
         (m.role, m.text) for m in judge_messages(conv, v3)
     ]
-    assert json.loads(str(sample.target)) == conv.label.model_dump()
-    assert sample.metadata is not None
-    assert sample.metadata["category"] == conv.category
-    assert sample.metadata == {
-        "category": conv.category,
-        "case": {
-            "question": conv.question,
-            "answer": conv.answer,
-            "rationale": conv.rationale,
-            "rules": conv.rules,
-        },
+    assert json.loads(str(sample.target)) == {
+        **conv.label.model_dump(),
+        "rationale": conv.rationale,
+        "rules": conv.rules,
     }
+    # The question and answer are in the prompt, gold in the target: the metadata holds only
+    # what a run groups by.
+    assert sample.metadata == {"category": conv.category}
     fresh = cases["fresh-001"]
     assert fresh.category == "provenance"
     assert any(p.fetched in fresh.answer for p in fresh.passages), (

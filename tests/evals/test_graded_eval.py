@@ -114,14 +114,15 @@ def test_off_gives_none(tmp_path: Path) -> None:
     assert [c.logprobs for c in configs] == [None, None]
     for p, source, explanation in graded_values(log):
         assert math.isnan(p) and source == "none"
-        assert "No graded score: the run asked for none." in explanation
+        # The run's option says so once; no sample repeats it.
+        assert "graded" not in explanation.lower()
 
 
 def test_a_judge_failure_has_no_graded_score_even_with_logprobs(tmp_path: Path) -> None:
     log, _ = judged("logprobs", tmp_path, reply="I cannot tell.")
     for p, source, explanation in graded_values(log):
         assert math.isnan(p) and source == "none"
-        assert "No graded score: a judge failure has no verdict." in explanation
+        assert explanation.startswith("Judge failure:") and "graded" not in explanation.lower()
 
 
 @pytest.mark.parametrize("value", ["yes", "logprob", ["logprobs", "off"], True])

@@ -69,9 +69,9 @@ def test_the_sample_list_shows_p_ungrounded_rounded_and_the_question_on_one_line
     # Issue 26, finding 11: normalising two logprobs leaves float noise in the exact value.
     value = {"judge_failure": 0, "agree": 1, "gold_ungrounded": 0, "p_ungrounded": 0.0301 + 1e-17}
     question = "How much?\n\n1. For kids\n2. For seniors"
-    metadata = {"category": "price", "case": {"question": question}}
-    fields = review_fields(value, "grounded", metadata)
+    metadata = {"category": "price"}
+    fields = review_fields(value, "grounded", metadata, question)
     assert fields["p_shown"] == 0.03
     assert fields["question"] == "How much? 1. For kids 2. For seniors"
-    failed = review_fields({**value, "p_ungrounded": math.nan}, "judge failure", metadata)
+    failed = review_fields({**value, "p_ungrounded": math.nan}, "judge failure", metadata, question)
     assert math.isnan(float(failed["p_shown"]))

@@ -13,6 +13,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from farejudge.core.case_schema import Verdict
+from farejudge.core.sample_case import GoldTarget
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import suite_samples
@@ -51,7 +52,7 @@ def run(tmp_path: Path, blind_to: str | None, version: str = "v3") -> EvalLog:
         config: GenerateConfig,
     ) -> ModelOutput:  # fmt: skip
         sample = by_prompt[messages[-1].text]
-        gold = Verdict.model_validate_json(str(sample.target))
+        gold = GoldTarget.model_validate_json(str(sample.target)).label
         if sample.metadata and sample.metadata["relation"] == blind_to:
             gold = Verdict(grounded=True, unsupported_claims=[])
         return mock_output(json.dumps({**gold.model_dump(), "reasoning": "scripted"}))
