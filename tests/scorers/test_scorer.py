@@ -437,3 +437,27 @@ def test_a_mode_recorded_per_sample_wins_over_the_option() -> None:
     assert graded_of(state, "auto")[1] == "none"
     state.metadata["graded_mode"] = "logprobs"
     assert graded_of(state, "auto")[1] == "logprobs"
+
+
+def test_a_sample_laid_out_as_an_older_log_scores_as_a_new_one() -> None:
+    # `inspect score` re-scores logs whose target was gold's label alone and whose metadata kept
+    # the case's texts: under `case`, and before that at the top level.
+    case = CASES["t-price"]
+    new = run_scorer(state_for("t-price", UNGROUNDED_PRICE)).score
+    texts = {"question": case.question, "answer": case.answer, "rationale": case.rationale}
+    for metadata in (
+        {"category": case.category, "case": texts},
+        {"category": case.category, **texts},
+    ):
+        old = state_for("t-price", UNGROUNDED_PRICE)
+        old.metadata = metadata
+        scored = asyncio.run(verdict_agreement("off")(old, Target(case.label.model_dump_json())))
+        assert scored is not None
+        # As JSON, where a NaN (no graded score under "off") equals itself.
+        assert (json.dumps(scored.value), scored.answer, scored.explanation) == (
+            json.dumps(new.value),
+            new.answer,
+            new.explanation,
+        )
+    assert isinstance(new.value, dict) and new.value["question"] == case.question
+    assert new.explanation is not None and f"Why gold says so: {case.rationale}" in new.explanation
