@@ -1,13 +1,19 @@
 """Score a judge reply against the case's gold verdict."""
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from inspect_ai.event import ErrorEvent
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessageAssistant, ContentReasoning, ContentText, ModelOutput
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ContentReasoning,
+    ContentText,
+    ModelOutput,
+)
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
@@ -76,16 +82,18 @@ class Gold:
     """The rider's question, for the viewer's column."""
 
     @classmethod
-    def of_sample(cls, state: TaskState, target: Target) -> "Gold":
-        """Gold from where the sample keeps it (`core/sample_case.py`): the target; the answer
+    def of_sample(
+        cls, prompt: str | Sequence[ChatMessage], target: str, metadata: Mapping[str, Any]
+    ) -> "Gold":
+        """Gold from where a sample keeps it (`core/sample_case.py`): the target; the answer
         and the question from the prompt."""
-        gold = GoldTarget.model_validate_json(target.text)
-        texts = case_texts(state.input, gold, state.metadata)
+        gold = GoldTarget.model_validate_json(target)
+        texts = case_texts(prompt, gold, metadata)
         return cls(
             label=gold.label,
             answer=texts.answer,
             rationale=texts.rationale,
-            edit=state.metadata.get("edit"),
+            edit=metadata.get("edit"),
             question=texts.question,
         )
 
@@ -398,7 +406,7 @@ def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
             return None
         # Logs written before the mode moved to the scorer's option record it per sample.
         mode = state.metadata.get("graded_mode") or graded_mode(option, str(state.model))
-        gold = Gold.of_sample(state, target)
+        gold = Gold.of_sample(state.input, target.text, state.metadata)
         scored = score_output(
             gold, state.output, mode, reading_of_record(state.metadata.get("graded_reading"))
         )

@@ -66,7 +66,7 @@ def review_fields(
         # A number still, so that the column sorts and filters as one (NaN where none).
         "p_shown": round(value["p_ungrounded"], SHOWN_DECIMALS),
         # The input is the rendered prompt, instructions first: the question reads better. On
-        # one line (the sample's metadata and input keep its line breaks).
+        # one line (the prompt keeps its line breaks).
         "question": " ".join(question.split()),
         **({key: str(metadata[key]) for key in DERIVATION} if derived else {}),
     }

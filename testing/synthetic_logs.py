@@ -28,7 +28,6 @@ from inspect_ai.model import ChatMessageAssistant, ModelOutput, ModelUsage
 from shortuuid import uuid
 
 from farejudge.core.case_schema import Verdict
-from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.scorers.verdict_scorer import Gold, score_reply
 from farejudge.scorers.viewer_columns import review_fields
@@ -66,13 +65,11 @@ def _sample(sample: Sample, how: str, model: str) -> EvalSample:
     """One scored sample as the task logs it, its transcript aside."""
     target = str(sample.target)
     metadata = sample.metadata or {}
-    gold_record = GoldTarget.model_validate_json(target)
-    texts = case_texts(sample.input, gold_record, metadata)
-    reply = _reply(gold_record.label, how, texts.answer)
-    gold = Gold(label=gold_record.label, answer=texts.answer, rationale=texts.rationale)
+    gold = Gold.of_sample(sample.input, target, metadata)
+    reply = _reply(gold.label, how, gold.answer)
     scored = score_reply(gold, reply)
     numbers = cast(dict[str, float], scored.value)
-    value = {**numbers, **review_fields(numbers, scored.answer or "", metadata, texts.question)}
+    value = {**numbers, **review_fields(numbers, scored.answer or "", metadata, gold.question)}
     output = ModelOutput.from_content(model, reply)
     output.usage = _USAGE
     assert not isinstance(sample.input, str)

@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,9 +12,9 @@ from farejudge.core.sample_case import (
 )
 from farejudge.evals.dataset import case_to_sample, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
+from tests.support.paths import FIXTURES
 
-CASES_FILE = Path(__file__).parents[1] / "fixtures" / "cases.jsonl"
-CASE = load_cases(CASES_FILE)[0]
+CASE = load_cases(FIXTURES / "cases.jsonl")[0]
 V3 = load_prompt_version("v3")
 
 
