@@ -2,9 +2,9 @@
 
 import-linter finds a package's modules by walking its folder, and this package's folders are
 not laid out under its name (`evals/` is `farejudge.evals`, through setuptools' package-dir).
-So this lays the package out as `scripts/typecheck.py` does for mypy, under build/typecheck/,
-and runs `lint-imports` from there, with this folder on the path for the project's own
-contract type (`import_contracts.py`).
+So this lays the package out under build/typecheck/ (`package_view.py`, as the type check
+does, without needing mypy), and runs `lint-imports` from there, with this folder on the path
+for the project's own contract types (`import_contracts.py`).
 
 Usage:
     python scripts/lint_imports.py [lint-imports options]
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from typecheck import ROOT, VIEW, lay_out, package_dirs
+from package_view import ROOT, VIEW, lay_out, package_dirs
 
 
 def main(argv: list[str]) -> int:

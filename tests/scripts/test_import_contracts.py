@@ -1,6 +1,5 @@
 """The architecture's contracts hold, and each one fails on a violation planted in a copy."""
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,16 +39,11 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The package laid out as scripts/lint_imports.py lays it out, in a folder of its own."""
     sys.path.insert(0, str(SCRIPTS))
     try:
-        import typecheck
+        import package_view
     finally:
         sys.path.remove(str(SCRIPTS))
     root = tmp_path_factory.mktemp("view")
-    for package, folder in typecheck.package_dirs().items():
-        target = root.joinpath(*package.split("."))
-        for source in (REPO_ROOT / folder).rglob("*.py"):
-            copied = target / source.relative_to(REPO_ROOT / folder)
-            copied.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copied)
+    package_view.lay_out(package_view.package_dirs(), root)
     return root
 
 
