@@ -37,6 +37,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from record import add_record_option, recording
+
 VERSIONS = ("v1", "v2", "v3")
 Result = TypeVar("Result")
 
@@ -209,6 +211,7 @@ def main() -> None:
         help="real-log mode: copies of the 144 shipped cases the base runs judge (default 7)",
     )
     parser.add_argument("--keep", type=Path, help="copy each size's report folder here")
+    add_record_option(parser)
     args = parser.parse_args()
     counts = _counts(args.cases or ["144,10000,100000"])
 
@@ -253,4 +256,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("compare"):
+        main()

@@ -46,6 +46,7 @@ from inspect_ai.model import (
     GenerateConfig,
     ModelOutput,
 )
+from record import add_record_option, recording
 
 from farejudge.core.case_schema import Case
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
@@ -433,6 +434,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--skip", default="", help="comma list of sections to skip: generate,prefix,eval"
     )
+    add_record_option(parser)
     args = parser.parse_args(argv)
 
     # The provider resolves the model and fills in its defaults (it loads nothing yet), so
@@ -515,4 +517,5 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("gguf"):
+        main()

@@ -22,6 +22,7 @@ import zlib
 from pathlib import Path
 
 from inspect_ai.log import read_eval_log, write_eval_log
+from record import add_record_option, recording
 
 from farejudge.comparison.figures import build_report, per_case
 from farejudge.comparison.gate import evaluate
@@ -142,6 +143,7 @@ def main() -> None:
     parser.add_argument("--log-dir", type=Path, help="reuse or build the logs here")
     parser.add_argument("--repeat", type=int, default=3, help="timed repetitions")
     parser.add_argument("--resamples", type=int, default=2000)
+    add_record_option(parser)
     args = parser.parse_args()
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-graded-"))
@@ -167,4 +169,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("graded"):
+        main()

@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from record import add_record_option, recording
+
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 LOG = FIXTURES / "assistant_log.jsonl"
 MAPPING = FIXTURES / "assistant_log_mapping.toml"
@@ -107,6 +109,7 @@ def main() -> None:
         "--sizes", default="100MB,1GB", help="log sizes, comma-separated (default 100MB,1GB)"
     )
     parser.add_argument("--dir", type=Path, help="folder for the logs (default: a temporary one)")
+    add_record_option(parser)
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="bench-intake-", dir=args.dir))
     try:
@@ -129,4 +132,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("intake"):
+        main()

@@ -40,6 +40,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage
+from record import add_record_option, recording
 
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.providers.gguf import GGUFModelAPI, messages_to_dicts
@@ -179,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--log-dir", type=Path, help="keep the task's logs here (default: a temporary folder)"
     )
+    add_record_option(parser)
     args = parser.parse_args(argv)
     prompts = task_prompts(args.cases)
     cases = len(prompts)
@@ -225,4 +227,5 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("main_job"):
+        main()

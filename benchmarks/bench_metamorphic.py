@@ -11,6 +11,8 @@ shared machine makes a timed test flake. Prints figures only.
 import argparse
 import time
 
+from record import add_record_option, recording
+
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.metamorphic.derive import derive_suite
 
@@ -21,6 +23,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    add_record_option(parser)
     args = parser.parse_args()
     gold = load_cases(DEFAULT_CASES)
     times = []
@@ -34,4 +37,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("metamorphic"):
+        main()

@@ -62,6 +62,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 from inspect_ai.tool import ToolChoice, ToolInfo
+from record import add_record_option, recording
 
 from farejudge.core.sample_case import GoldTarget
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
@@ -282,6 +283,7 @@ def main() -> None:
     # The processes --instructions starts.
     parser.add_argument("--counted", choices=list(_COUNTED), help=argparse.SUPPRESS)
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    add_record_option(parser)
     args = parser.parse_args()
     if args.counted:
         counted_run(args)
@@ -331,4 +333,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("overhead"):
+        main()

@@ -13,6 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from record import add_record_option, recording
+
 from farejudge.testing.concurrency_run import run_load
 
 
@@ -20,6 +22,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=1000)
+    add_record_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work_dir:
         report = run_load(args.cases, Path(work_dir), args.concurrency)
@@ -37,4 +40,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with recording("load_run"):
+        status = main()
+    sys.exit(status)

@@ -23,7 +23,7 @@ import difflib
 import sys
 import tempfile
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -109,16 +109,21 @@ def downward(found: Imports) -> list[str]:
 
 
 def draw(
-    found: Imports, order: Sequence[str], show_modules: Callable[[str], bool], alone: str
+    found: Imports,
+    order: Sequence[str],
+    alone: str,
+    unlisted: Collection[str] = (),
+    outside: Sequence[str] = (),
 ) -> list[str]:
-    """One row per importer, an arrow per row it imports, the modules after the arrow; `alone`
-    for a row that imports no other."""
+    """One row per importer, an arrow per row it imports, the modules after the arrow (but for
+    the `unlisted` rows); `alone` for a row that imports no other. Targets that are not rows
+    come after the rows, in the order of `outside`."""
     name_width = max(len(row) for row in order) + 1
     target_width = max((len(t) for row in order for t in found[row]), default=0) + 2
     lines = []
     for row in order:
-        targets = [t for t in order if t in found[row]]
-        targets += sorted(t for t in found[row] if t not in order)
+        targets = [t for t in [*order, *outside] if t in found[row]]
+        targets += sorted(t for t in found[row] if t not in targets)
         if not targets:
             lines.append(f"{row:<{name_width}}    ({alone})")
             continue
@@ -131,7 +136,7 @@ def draw(
                 lead, arrow = " " * name_width, ("└─►" if i == len(targets) - 1 else "├─►")
                 arrow = f" {arrow}"
             head = f"{lead}{arrow} {target:<{target_width}}"
-            modules = ", ".join(sorted(found[row][target])) if show_modules(target) else ""
+            modules = "" if target in unlisted else ", ".join(sorted(found[row][target]))
             if not modules:
                 lines.append(head.rstrip())
                 continue
@@ -148,6 +153,7 @@ def render(graph: Any, package: str = PACKAGE, rooms: Sequence[str] = FEATURE_RO
     by_folder = folder_of(package)
     folders = {row[0] for m in graph.modules if (row := by_folder(graph, m))}
     found = imports(graph, by_folder, folders)
+    folder_order = downward(found)
     lines = [
         BEGIN,
         "",
@@ -155,7 +161,7 @@ def render(graph: Any, package: str = PACKAGE, rooms: Sequence[str] = FEATURE_RO
         "and the modules it imports from each. A folder comes before every folder it imports.",
         "",
         "```text",
-        *draw(found, downward(found), lambda target: True, "imports no other folder"),
+        *draw(found, folder_order, "imports no other folder"),
         "```",
     ]
     for room in rooms:
@@ -179,8 +185,9 @@ def render(graph: Any, package: str = PACKAGE, rooms: Sequence[str] = FEATURE_RO
             *draw(
                 found,
                 downward(found),
-                lambda target, rows=rows: target not in rows,
                 f"imports nothing else in {folder}/ or outside it",
+                unlisted=rows,
+                outside=folder_order,
             ),
             "```",
         ]
@@ -196,12 +203,17 @@ def with_block(page: str, block: str) -> str:
 
 
 def difference(expected: str, actual: str) -> str | None:
-    """None when the blocks agree, else the first row that differs, in one line."""
-    for line in difflib.unified_diff(actual.splitlines(), expected.splitlines(), lineterm="", n=0):
-        if line.startswith(("+++", "---", "@@")):
-            continue
-        side = "the code gives" if line.startswith("+") else "the page has, the code does not"
-        return f"{side} {line[1:].strip()[:160]!r}"
+    """None when the texts agree, else, in one line, the first row the code draws and the page
+    lacks (or, if none, the first row the page has and the code no longer draws)."""
+    changed = [
+        line
+        for line in difflib.unified_diff(actual.splitlines(), expected.splitlines(), lineterm="")
+        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
+    ]
+    for mark, side in (("+", "the code draws"), ("-", "the page has, the code does not")):
+        for line in changed:
+            if line.startswith(mark):
+                return f"{side} {line[1:].strip()[:160]!r}"
     return None if expected == actual else "whitespace differs"
 
 
