@@ -213,7 +213,7 @@ def new_llama(settings: Settings) -> Llama:
 
 def warm_up(llm: Llama) -> None:
     # The first large decode after loading pays for page faults and compute-buffer setup
-    # (seen: 8.7 s vs 0.6 s for the same prompt), so warm up with a prompt of similar
+    # (docs/performance.md#the-embedded-judge-on-2-cores), so warm up with a prompt of similar
     # size. It shares nothing with the samples beyond the chat template's first tokens,
     # so it does not prime the KV cache with the instructions.
     filler = " ".join(random.Random(-1).choice(_WORDS) for _ in range(450))

@@ -25,11 +25,12 @@ bests, and the median ratio of the process's CPU time beside them. Prints figure
 their own under valgrind's cachegrind, once with the warm-up alone and once with the warm-up
 and all the cases, and the difference is the instructions the cases cost. A count does not
 move with the neighbours, the CPU's clock or the time of day: the same code gives the same
-count to within 0.003 %, where a round's wall-time ratio swings by a third. Inspect's
+count, where a round's wall-time ratio swings by a third
+(docs/performance.md#the-tasks-own-cost-per-sample). Inspect's
 running metrics are off in those runs (`score_display=False`): it refreshes them on a wall
 clock, so under valgrind, 12 times slower, it would refresh them 12 times as often; the final
 metrics are computed as always. Needs valgrind (`apt-get install valgrind`); 2,000 cases take
-about 6 minutes on 2 cores.
+minutes on 2 cores.
 """
 
 import argparse
@@ -295,8 +296,9 @@ def main() -> None:
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         cpu_seconds: dict[str, list[float]] = {name: [] for name in runs}
         # A process's first eval pays one-off costs (at its first sample Inspect imports the
-        # Anthropic and OpenAI SDKs, about 2.5 s here) that would count against whichever run
-        # comes first: each run once on a few cases first, untimed.
+        # Anthropic and OpenAI SDKs: docs/performance.md#the-tasks-own-cost-per-sample) that
+        # would count against whichever run comes first: each run once on a few cases first,
+        # untimed.
         for make, logprobs in runs.values():
             timed(make, work / "warm", gold_judge(replies, logprobs), limit=WARM_CASES)
         for round_ in range(args.rounds):

@@ -10,9 +10,9 @@ Each of the case's texts is kept once, where Inspect handles text most cheaply:
 
 Inspect summarises each sample four times in a run. It keeps an input or a target as it is
 (cut at 5,120 characters), walks and serializes nested metadata each time, and shortens every
-top-level metadata text with `textwrap.shorten`; the texts nested in the metadata cost about
-0.7 million instructions a synthetic sample and 1.2 million a shipped one
-(`docs/performance.md`).
+top-level metadata text with `textwrap.shorten`; even nested in the metadata, the texts cost
+each sample more than in the target and the prompt
+(`docs/performance.md#the-tasks-own-cost-per-sample`).
 """
 
 import re

@@ -2,10 +2,11 @@
 
 A base run is the task itself through Inspect's `eval()`: copies of the shipped cases, each
 with its own id, judged by a scripted mockllm judge (right, wrong or no verdict per case and
-version, as `synthetic_logs.outcome` says). Running the task costs about 11 ms a sample, too
-slow for 100,000 cases a version, so `grow_log` repeats the base run's samples (read with
-Inspect's log API) under new ids: the sample, its summary and the eval metadata's content
-hash of each case are those the task gives a case with that id, the rest as the run wrote it.
+version, as `synthetic_logs.outcome` says). Running the task is too slow for 100,000 cases a
+version (docs/performance.md#judge-compare-at-scale), so `grow_log` repeats the base run's
+samples (read with Inspect's log API) under new ids: the sample, its summary and the eval
+metadata's content hash of each case are those the task gives a case with that id, the rest
+as the run wrote it.
 """
 
 import zipfile

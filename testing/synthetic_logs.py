@@ -1,7 +1,8 @@
 """Judge runs of synthetic cases written straight to Inspect logs, at any size, in minutes.
 
-Running the task through mockllm costs about 11 ms a sample, and Inspect's `write_eval_log`
-about 6 ms; a comparison of 100,000 cases a version needs its input faster than that. Each
+Running the task through mockllm, and Inspect's `write_eval_log`, each cost milliseconds a
+sample (docs/performance.md#judge-compare-at-scale); a comparison of 100,000 cases a version
+needs its input faster than that. Each
 log here is a real run's log (the task run on three cases, for its header: spec, plan,
 config) with the task's own metadata for the whole case set, and one sample per case as the
 task builds it (prompt, target, metadata) scored by the task's scorer on a scripted reply.

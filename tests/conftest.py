@@ -13,13 +13,13 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 # The suite's workers take every core already, and OpenBLAS's own threads beside them spin
-# while they wait for work: the statistics test files took 29.4 s of CPU with OpenBLAS's 2
-# threads and 24.7 s with 1, on a quiet 2-core machine. Set before any worker or subprocess
-# loads numpy (so nothing above imports it); the user's own setting wins.
+# while they wait for work, so the statistics tests cost more CPU with them
+# (docs/performance.md#tests). Set before any worker or subprocess loads numpy (so nothing
+# above imports it); the user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # Every `inspect eval` (and `judge-matrix`) process starts Inspect's control server, a FastAPI
-# app for `inspect ctl`, which no test drives: about 0.5 s of CPU in each of the suite's
-# cold runs of a ~6.6 s one. The documented off switch; the user's own setting wins.
+# app for `inspect ctl`, which no test drives, at a share of each of the suite's cold runs
+# (docs/performance.md#tests). The documented off switch; the user's own setting wins.
 os.environ.setdefault("INSPECT_EVAL_CTL_SERVER", "false")
 
 # What makes a test slow, each marked where the test is: `-m "not slow"` then leaves out
@@ -47,7 +47,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         return None  # the user's own count, which xdist reads
     cpus = os.cpu_count() or 1
     # The sleepers are all slow tests; without them the extra worker only costs its start-up
-    # (the inner loop: 35.9 s on 2 workers, 50.7 s on 3).
+    # (the inner loop on 2 workers and on 3: docs/performance.md#tests).
     return cpus if "not slow" in config.option.markexpr else cpus + 1
 
 

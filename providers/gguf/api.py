@@ -9,10 +9,9 @@ sure llama.cpp runs the model on this CPU (once per model file, build and machin
 `cpu_check.py`). The request and response mapping, grammar, native settings, performance
 counters and exit clean-up it uses live in the sibling modules.
 
-Why several contexts: a 135M model's step is too short for ggml's threads to share well.
-On a 2-core AMD EPYC (Zen 3, 2026-12-04), 48 of the task's prompts took 73.3 s and 74.0 s on
-one context with 2 threads, 122.5 s with 1 thread, and 67.9 s and 63.9 s on two contexts
-of one thread each, the halves side by side, with the same replies (docs/performance.md).
+Why several contexts: a 135M model's step is too short for ggml's threads to share well, so
+two contexts of one thread each, side by side, do more on 2 cores than one context of two
+threads, with the same replies (docs/performance.md#contexts-side-by-side).
 """
 
 from __future__ import annotations

@@ -45,8 +45,9 @@ __all__ = [
 ]
 
 LLAMA_CPP_MISSING = "gguf: llama-cpp-python is not installed (pip install llama-cpp-python)"
-# The packaged model passes in about 1.7 s on 2 cores; a 70B model on a slow CPU may take
-# minutes. Slower than this, the model could not judge anything anyway.
+# The packaged model passes in a second or two (docs/performance.md#the-embedded-judge-on-2-cores);
+# a 70B model on a slow CPU may take minutes. Slower than this, the model could not judge
+# anything anyway.
 CHECK_SECONDS = 600.0
 # The context size and thread counts pick no kernel: a run that changes only these reuses
 # the pass instead of paying for another check.

@@ -1,8 +1,8 @@
 """Greedy decoding under a grammar, the grammar checked only on the tokens that can win.
 
 llama-cpp-python runs a response grammar as a sampler over the whole vocabulary at every
-step: for SmolLM2's 49,152 tokens that is 6-8 ms a token on this project's 2-core machines,
-about as long as the model's own forward pass (10 ms). At temperature 0 only the token that
+step: for SmolLM2's 49,152 tokens that takes about as long as the model's own forward pass
+(docs/performance.md#the-embedded-judge-on-2-cores). At temperature 0 only the token that
 wins matters, and which tokens can win is known before the grammar runs:
 
 - llama-cpp-python's sampler chain at temperature 0 is: the logits processors, then the

@@ -33,7 +33,8 @@ __all__ = ["extra_buffer_types", "load_llama", "prefer_sleeping_waits"]
 # llama.cpp's AMX matrix product runs a one-row batch on AVX-512 VNNI and only larger ones
 # on AMX tiles, so a one-token prompt proves nothing. A batch of a few hundred tokens takes
 # the multi-row paths that the judge's prompts (700-1300 tokens, in batches of up to 512)
-# take; with the packaged model the whole check costs about 1.7 s on 2 cores.
+# take; with the packaged model the whole check takes a second or two
+# (docs/performance.md#the-embedded-judge-on-2-cores).
 CHECK_PROMPT_TOKENS = 256
 # A few decode steps too: generation runs single-token batches, another kernel path.
 CHECK_NEW_TOKENS = 4
@@ -94,13 +95,13 @@ def prefer_sleeping_waits(environ: MutableMapping[str, str], n_threads: object) 
     llama-cpp-python's builds run ggml's threads on OpenMP (libgomp), whose threads spin for
     300,000 iterations at each of a graph's hundreds of barriers before they sleep. Two
     prompt-processing threads on 2 cores beside one other busy process then spin against
-    each other: on 8 shipped prompts, three rounds gave 24, 38 and 63 prompt tokens/s spinning
-    against 91, 109 and 175 with `OMP_WAIT_POLICY=passive`, and never less without the busy
-    process (docs/performance.md). Multi-threaded decoding is another matter: one token's
-    graph is so short that sleeping waits cut 2-thread decoding from 112 to 37 tokens/s, so
-    the policy is set only where decoding runs on one thread (`-M n_threads=1`), and never
-    over the user's own. With no thread count given the provider loads on all the CPUs and
-    follows the neighbours call by call instead (`threads.py`), so the policy stays unset.
+    each other, and process prompts about three times slower than with
+    `OMP_WAIT_POLICY=passive` (which is no slower when nothing else runs). Multi-threaded
+    decoding is another matter: one token's graph is so short that sleeping waits cut 2-thread
+    decoding to a third (docs/performance.md#the-embedded-judge-on-2-cores), so the policy is
+    set only where decoding runs on one thread (`-M n_threads=1`), and never over the user's
+    own. With no thread count given the provider loads on all the CPUs and follows the
+    neighbours call by call instead (`threads.py`), so the policy stays unset.
     libgomp reads it once, when llama_cpp's libraries load; it is set in this process's
     environment, so child processes inherit it.
     """

@@ -3,8 +3,9 @@
 llama-cpp-python's own `logprobs=True` needs the model loaded with `logits_all=True`: that
 keeps n_ctx x n_vocab float32 logits (805 MB for SmolLM2's 49,152 tokens at n_ctx 4096),
 computes the output layer for every prompt token, and sorts the whole vocabulary in Python
-at each generated token. Measured on one shipped case: 43 s instead of 20 s, and 1,370 MB
-RSS instead of 489. The same numbers are at hand while sampling: a logits processor is
+at each generated token: on one shipped case it took twice the time and nearly three times
+the memory (docs/performance.md#the-embedded-judge-on-2-cores). The same numbers are at hand
+while sampling: a logits processor is
 called with the logits of each step, so one step costs a log-softmax and a partial sort.
 
 These are the model's raw probabilities, as llama-cpp-python's `logprobs` would be (it

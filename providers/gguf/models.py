@@ -47,13 +47,15 @@ KNOWN_MODELS: dict[str, PackagedModel] = {
         filename="SmolLM2-135M-Instruct.Q4_1.gguf",
         # Measured on 16 shipped cases under the verdict schema: without a repeat penalty
         # the model repeats one item of `unsupported_claims` until the token limit (8 of
-        # 16 replies cut off at 512 tokens); with 1.3, 0 of 16, at 1.7 s a case instead of 5.8.
+        # 16 replies cut off at 512 tokens); with 1.3, 0 of 16, in under a third of the time
+        # (docs/performance.md#the-embedded-judge-on-2-cores).
         sampling={"temperature": 0.0, "repeat_penalty": 1.3, "max_tokens": 768},
         # Even with the penalty, 5 of 144 shipped cases (v3) looped inside
         # `unsupported_claims` past 512 tokens; the gold sets have at most 3 claims a case.
         max_items=6,
-        # About 235 MB of RSS a context at n_ctx 4096 (measured); beyond 4 CPUs a context
-        # gets more than one thread, where ggml shares this model's steps well enough.
+        # Each context costs its own KV cache and buffers
+        # (docs/performance.md#contexts-side-by-side); beyond 4 CPUs a context gets more
+        # than one thread, where ggml shares this model's steps well enough.
         max_parallel=4,
     ),
 }

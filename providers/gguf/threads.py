@@ -1,17 +1,16 @@
 """How many threads each llama.cpp call runs on: the CPUs that other processes leave free.
 
 ggml's worker threads wait for each other at every step of a graph, hundreds of times a
-token, and on a quiet machine spinning is the fast way to wait: on a 2-core AMD EPYC (Zen 3,
-2026-12-03), 24 shipped cases took 45.9 s with 2 threads for decoding and prompt processing
-and libgomp's spinning waits, against 64.5 s with the old default (1 decode thread, 2 prompt
-threads, sleeping waits). Beside one CPU-bound process the same 2 spinning threads collapsed
-(198.6 s) while 1 thread did not (70.3 s, about its quiet time): a spinning thread that has
-lost its core holds up the other at every barrier. No one count is right for both, so before
-each call the provider asks how much CPU the other processes used since its last call, and
-runs on the CPUs they left free (all of them when the machine is quiet, one at least). Which
-count ran does not change the reply: llama.cpp's CPU kernels give each output value to one
-thread, so 12 of 12 completions and their logprobs were identical at 2, 1, and alternating
-thread counts on one model instance (docs/performance.md).
+token, and on a quiet machine spinning is the fast way to wait: 2 threads for decoding and
+prompt processing with libgomp's spinning waits beat the old default (1 decode thread, 2
+prompt threads, sleeping waits). Beside one CPU-bound process the same 2 spinning threads
+collapse while 1 thread does not: a spinning thread that has lost its core holds up the
+other at every barrier (docs/performance.md#threads-that-follow-the-neighbours). No one count
+is right for both, so before each call the provider asks how much CPU the other processes
+used since its last call, and runs on the CPUs they left free (all of them when the machine
+is quiet, one at least). Which count ran does not change the reply: llama.cpp's CPU kernels
+give each output value to one thread, so the completions and their logprobs are the same at
+any count (tests/providers/test_gguf_threads.py pins it).
 
 The reading is Linux's `/proc/stat` (the CPU time of every process) less this process's own
 `os.times()` (its threads and the children it has waited for). Where `/proc/stat` is missing,

@@ -10,8 +10,8 @@ from farejudge.core.case_schema import case_features
 
 @pytest.mark.subprocess
 def test_commands_and_task_import_without_datasets() -> None:
-    # `datasets` cost about 0.9 s of every command's start-up (pandas, which it brings, is
-    # judge-compare's own dependency).
+    # `datasets` cost every command's start-up the best part of a second
+    # (docs/performance.md#tests; pandas, which it brings, is judge-compare's own dependency).
     code = (
         "import sys\n"
         "import farejudge.evals.judge_groundedness\n"

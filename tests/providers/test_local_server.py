@@ -57,8 +57,9 @@ RUNS: dict[str, list[str]] = {
     "json_object": ["--max-tokens", "512", "-T", "constrained=json_object"],
     "json_schema": ["--max-tokens", "512", "-T", "constrained=true"],
 }
-# Generous for a loaded 2-core machine: about 8 s alone, 21 s beside the other two runs.
-# Retried without end, as Inspect retries an HTTP 500, the run sat for over 6 minutes.
+# Generous for a loaded 2-core machine, where a run takes several times as long beside the
+# other two (docs/performance.md#tests). Retried without end, as Inspect retries an HTTP 500,
+# the run would never end on its own.
 REFUSAL_SECONDS = 60
 ENV = {
     # Inspect prints an error through rich, which hard-wraps it at the terminal width (80

@@ -31,8 +31,9 @@ from hypothesis import strategies as st
 
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 
-# Over 10,000 replies and Hypothesis's search: about 20 s on 2 cores. test_verdict_parser.py
-# keeps the parser's hand-written cases in the fast loop.
+# Over 10,000 replies and Hypothesis's search: seconds, not the fast loop's milliseconds
+# (docs/performance.md#tests). test_verdict_parser.py keeps the parser's hand-written cases
+# in the fast loop.
 pytestmark = pytest.mark.slow
 
 T = TypeVar("T")

@@ -50,7 +50,8 @@ def inspect_eval(
     of Inspect is CPU-bound, so more runs at once would only stretch every run towards a
     shared deadline on a small machine. Under pytest-xdist the CPUs are shared out among
     the workers. Runs that are `asleep` most of their time (waiting out Inspect's back-off)
-    all start at once: one after another, two such runs took 124 s on 2 cores.
+    all start at once: side by side, two such runs take half as long as one after another
+    (docs/performance.md#tests).
     """
 
     def one(args: Sequence[str]) -> Run:

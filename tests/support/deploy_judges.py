@@ -92,8 +92,8 @@ def sleeping_judge(cases_file: Path, script: Script, name: str, seconds: float) 
 
 AT_ONCE = 10
 """Samples in flight at once. A sample's working time is wall-clock time, so it holds the
-other samples' work on the event loop as well as its own sleep: about 9 ms per sample in
-flight on 2 cores (30 at once added 0.26 s to a 0.01 s sleep, 10 at once 0.04-0.09 s)."""
+other samples' work on the event loop as well as its own sleep, which grows with the samples
+in flight (docs/performance.md#tests)."""
 
 
 def run_judge(
@@ -122,7 +122,7 @@ def run_judge(
 def warm_up(folder: Path) -> None:
     """One case through the task, so that the measured runs' samples do not pay the first
     eval's one-time work (imports, set-up), which lands in the working time of the samples in
-    flight: 0.6-0.9 s each for the first ten, measured."""
+    flight, many times a warm sample's (docs/performance.md#tests)."""
     folder.mkdir(parents=True, exist_ok=True)
     cases = folder / "cases.jsonl"
     write_cases(cases, 1)
