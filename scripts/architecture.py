@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import grimp
+from generated_page import check_or_write
 from package_view import ROOT, lay_out, package_dirs
 
 PAGE = ROOT / "docs" / "architecture.md"
@@ -237,19 +238,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as view:
             lay_out(package_dirs(), Path(view))
             graph = build_graph(Path(view))
-    page = PAGE.read_text(encoding="utf-8")
-    updated = with_block(page, render(graph))
-    shown = PAGE.relative_to(ROOT).as_posix()
-    if args.check:
-        problem = difference(updated, page)
-        if problem:
-            print(f"{shown} is stale ({problem}); run python scripts/architecture.py",
-                  file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(updated, encoding="utf-8")
-    print(f"wrote {shown}")
-    return 0
+    updated = with_block(PAGE.read_text(encoding="utf-8"), render(graph))
+    return check_or_write(
+        PAGE,
+        updated,
+        check=args.check,
+        difference=difference,
+        command="python scripts/architecture.py",
+    )
 
 
 if __name__ == "__main__":

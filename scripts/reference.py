@@ -25,6 +25,8 @@ from importlib.metadata import distribution
 from pathlib import Path
 from typing import Any, NoReturn
 
+from generated_page import check_or_write
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "reference.md"
 DIST = "farejudge"
@@ -429,21 +431,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="exit 1 if the page is stale")
     args = parser.parse_args(argv)
-    text = build()
-    shown_path = OUT.relative_to(ROOT).as_posix()
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        problem = difference(text, current)
-        if problem:
-            print(
-                f"{shown_path} is out of date ({problem}); run python scripts/reference.py",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {shown_path}")
-    return 0
+    return check_or_write(
+        OUT, build(), check=args.check, difference=difference, command="python scripts/reference.py"
+    )
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ def test_an_import_added_across_folders_makes_the_page_stale(tmp_path: Path) -> 
     intake.write_text(intake.read_text(encoding="utf-8") + "\nimport farejudge.matrix.cli\n")
     done = _check("--view", str(tmp_path))
     assert done.returncode == 1
-    assert "docs/architecture.md is stale" in done.stderr
+    assert "docs/architecture.md is out of date" in done.stderr
     assert "matrix/" in done.stderr and "cli" in done.stderr, done.stderr
 
 

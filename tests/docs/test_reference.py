@@ -23,7 +23,12 @@ def reference() -> Iterator[ModuleType]:
     module = importlib.util.module_from_spec(spec)
     # Registered before it runs: its dataclasses look their module up by name.
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    # Its own folder on the path while it imports, as when it runs as a script.
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
     yield module
     del sys.modules[spec.name]
 

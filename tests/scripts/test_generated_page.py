@@ -1,0 +1,26 @@
+"""A generated page is rewritten whole, or checked: 1 and one line naming what differs."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.scripts import SCRIPTS, load
+
+
+def _first_line(expected: str, actual: str) -> str | None:
+    return None if expected == actual else f"line {expected.splitlines()[0]!r}"
+
+
+def test_check_or_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    generated = load(SCRIPTS, "generated_page")
+    page = tmp_path / "page.md"
+    common = {"difference": _first_line, "command": "python scripts/x.py"}
+
+    assert generated.check_or_write(page, "new\n", check=True, **common) == 1
+    assert f"{page} is out of date (line 'new'); run python scripts/x.py" in capsys.readouterr().err
+    assert not page.exists()
+
+    assert generated.check_or_write(page, "new\n", check=False, **common) == 0
+    assert page.read_text(encoding="utf-8") == "new\n"
+    assert list(tmp_path.iterdir()) == [page]  # no temporary file left beside it
+    assert generated.check_or_write(page, "new\n", check=True, **common) == 0
