@@ -68,10 +68,17 @@ class LabelsOnly:
     """The labels' (weighted) mean with its normal interval: PPI with lambda = 0."""
     ungrounded: int
     labels: int
-    wilson: Interval | None
-    """Wilson's interval on the count; None for a weighted (stratified) sample."""
-    clopper_pearson: Interval | None
-    """Clopper-Pearson's exact interval on the count; None for a weighted sample."""
+    alpha: float
+    uniform: bool
+    """Whether the sample is uniform (unweighted): the binomial intervals apply to it only."""
+
+    def wilson(self) -> Interval | None:
+        """Wilson's interval on the count; None for a weighted (stratified) sample."""
+        return wilson(self.ungrounded, self.labels, self.alpha) if self.uniform else None
+
+    def clopper_pearson(self) -> Interval | None:
+        """Clopper-Pearson's exact interval on the count; None for a weighted sample."""
+        return clopper_pearson(self.ungrounded, self.labels, self.alpha) if self.uniform else None
 
 
 @dataclass(frozen=True)
@@ -159,7 +166,6 @@ def _estimate(
     rate = ppi_mean(y, yhat, filled.values, alpha=alpha, weights=weights)
     classical = ppi_mean(y, yhat, filled.values, alpha=alpha, weights=weights, lam=0.0)
     ungrounded, n = int(y.sum()), len(y)
-    uniform = weights is None
     answered = filled.values[~filled.failed]
     verdicts = filled.values[positions] >= 0.5
     return PeriodEstimate(
@@ -168,8 +174,8 @@ def _estimate(
             classical=classical,
             ungrounded=ungrounded,
             labels=n,
-            wilson=wilson(ungrounded, n, alpha) if uniform else None,
-            clopper_pearson=clopper_pearson(ungrounded, n, alpha) if uniform else None,
+            alpha=alpha,
+            uniform=weights is None,
         ),
         judge=JudgeRate(
             interval=_normal_mean(answered, alpha),
