@@ -138,11 +138,13 @@ def _draw(
 ) -> AuditSample:
     if seed < 0:
         raise ValueError(f"the seed must be a non-negative integer, not {seed}")
+    if not drafts:
+        raise ValueError("no drafts to draw from")
     if set(strata) != set(drafts):
         missing = sorted(set(drafts) ^ set(strata))
         raise ValueError(f"draft {missing[0]!r} has a stratum or a content but not both")
     sizes = Counter(strata.values())
-    for name, count in sizes.items():
+    for name, count in sorted(sizes.items()):
         wanted = allocation.get(name, 0)
         if wanted < 1:
             raise ValueError(f"stratum {name!r} has {count} drafts but no draw")
@@ -151,8 +153,6 @@ def _draw(
     unknown = sorted(set(allocation) - set(sizes))
     if unknown:
         raise ValueError(f"stratum {unknown[0]!r} has a draw but no draft")
-    if not drafts:
-        raise ValueError("no drafts to draw from")
     hashed = population_hash(drafts)
     ids = sorted(drafts)
     # Sorted ids first: a stable sort on the keys then breaks a (vanishingly rare) tie by id.

@@ -16,7 +16,6 @@ answered ones' mean. The judge's own rate is unchanged by it: it is the rate ove
 """
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -210,13 +209,13 @@ def estimate_by_category(
     predictions: ArrayLike,
     labelled: ArrayLike,
     labels: ArrayLike,
-    categories: Sequence[str],
+    categories: ArrayLike,
     alpha: float = 0.05,
     weights: ArrayLike | None = None,
 ) -> list[CategoryEstimate]:
     """The period's estimate within each category of answers, by category name.
 
-    `categories` names each answer's category (N). Failures predict the period's fill, as in
+    `categories` names each answer's category (N strings). Failures predict the period's fill, as in
     the whole period's estimate. A uniform sample's labels within a category are a uniform
     sample of it; a weighted sample's weights are renormalised within the category.
     """

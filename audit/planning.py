@@ -160,29 +160,26 @@ def neyman_allocation(
     unknown = [name for name in strata if name not in spreads]
     if unknown:
         raise ValueError(f"stratum {unknown[0]!r} has no spread")
-    fixed: dict[str, int] = {}
-    while True:
-        free = [name for name in strata if name not in fixed]
-        left = size - sum(fixed.values())
-        if not free:
-            break
-        mass = {name: population[name] * spreads[name] for name in free}
-        total_mass = sum(mass.values())
-        ideal = {
-            name: left * (mass[name] / total_mass if total_mass > 0 else 1 / len(free))
-            for name in free
-        }
-        # A stratum the ideal puts outside its bounds is fixed at the bound, the rest re-spread.
-        outside = {
-            name: min(max(value, minimum), population[name])
-            for name, value in ideal.items()
-            if value < minimum or value > population[name]
-        }
-        if not outside:
-            break
-        fixed.update({name: int(value) for name, value in outside.items()})
+    # n_h = clip(c x size_h x spread_h, minimum, size_h), with c found by bisection so that the
+    # n_h add up to `size` (their sum grows with c). A stratum of spread 0 keeps a hair of mass
+    # so that it still takes draws once every other stratum is full.
+    mass = {name: population[name] * (spreads[name] + 1e-9) for name in strata}
+    low = {name: min(minimum, population[name]) for name in strata}
+
+    def spread_with(c: float) -> dict[str, float]:
+        return {name: min(max(c * mass[name], low[name]), population[name]) for name in strata}
+
+    below, above = 0.0, max(population[name] / mass[name] for name in strata)
+    for _ in range(200):
+        middle = (below + above) / 2
+        if sum(spread_with(middle).values()) < size:
+            below = middle
+        else:
+            above = middle
+    ideal = spread_with(above)
     found = {name: math.floor(value) for name, value in ideal.items()}
+    # Largest remainder: the draws left go to the strata with the largest fractional parts.
     by_remainder = sorted(ideal, key=lambda name: (found[name] - ideal[name], name))
-    for name in by_remainder[: left - sum(found.values())]:
+    for name in by_remainder[: size - sum(found.values())]:
         found[name] += 1
-    return {**fixed, **found}
+    return found
