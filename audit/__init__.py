@@ -1,0 +1,15 @@
+"""The weekly audit of production: what share of the assistant's answers were ungrounded, with
+an interval that holds whatever the judge gets wrong, and an alert when the judge drifts.
+
+Pure functions over numpy arrays, by concept:
+
+- `arrays`: the arrays the functions take, checked where they come in.
+- `intervals`: an interval's type and the binomial intervals (Wilson, Clopper-Pearson).
+- `ppi`: the prediction-powered mean (PPI++), as the method's authors' package computes it.
+- `estimate`: one period's estimate: the judge failures' fixed rule, the rate by PPI++ beside
+  the labels alone and the judge alone, the effective number of labels, per category.
+- `agreement`: the judge's sensitivity and specificity on the period's labels.
+- `design`: the audit sample, uniform or stratified, drawn again from its seed and population.
+- `planning`: how many labels an interval of a given half-width needs, and where to put them.
+- `drift`: the judge-drift detector across weeks, valid under weekly looks, and the rate alert.
+"""
