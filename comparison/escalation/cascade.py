@@ -3,16 +3,17 @@ of and escalates the rest; its threshold is calibrated on the gold cases that re
 the guarantee holds for the cascade as a whole. And the cheapest such cascade.
 
 This is Trust or Escalate's Cascaded Selective Evaluation (Jung, Brahman and Choi, ICLR 2025,
-§2.3 and its Algorithm 2): judge j's threshold is calibrated by fixed-sequence testing
-(`threshold.calibrate`) on the calibration cases no earlier judge decided, at level delta / k
-for a cascade of k judges. With probability at least 1 - delta every judge's error rate on what
-it decides is at most alpha (a union bound over the k tests), so the error rate on everything
-the judges decide, a mixture of theirs, is at most alpha too. The authors' released code
-(`CascadedClassifier.calibrate`) tests every judge at the full delta, which guarantees only
-1 - k * delta for the whole; the split here follows the paper's algorithm (as the
-re-implementation github.com/ShardulJunagade/cascaded-selective-evaluation, open_cascade/
-cascade.py, reads it). What reaches no judge goes to a person, whose label is gold's by
-definition.
+arXiv:2407.18370): judge j's threshold is calibrated by fixed-sequence testing
+(`threshold.calibrate`) on the calibration cases no earlier judge decided, as the authors'
+`CascadedClassifier.calibrate` does, at level delta / k for a cascade of k judges. With
+probability at least 1 - delta every judge's error rate on what it decides is then at most
+alpha (a union bound over the k tests), so the error rate on everything the judges decide, a
+mixture of theirs, is at most alpha too. The released code tests every judge at the full delta,
+which the union bound turns into only 1 - k * delta for the whole; the split here is the
+paper's Algorithm 2 as the re-implementation
+github.com/ShardulJunagade/cascaded-selective-evaluation (open_cascade/cascade.py) describes it,
+and the simulation in tests/comparison/escalation/test_guarantee.py checks it. What reaches no
+judge goes to a person, whose label is gold's by definition.
 """
 
 import itertools

@@ -1,20 +1,30 @@
 """One judge's confidence threshold, calibrated on gold so that its agreement with the humans on
 the answers it decides alone is at least 1 - alpha with probability at least 1 - delta.
 
-The calibration is Trust or Escalate's (Jung, Brahman and Choi, ICLR 2025, §2; the authors'
-`SelectiveClassificationUtil.lambda_hat` in github.com/jaehunjung1/cascaded-selective-evaluation,
-cascaded_evaluation/util.py): for each threshold t, the null hypothesis "the judge's error rate
-on the cases whose confidence is at least t is above alpha" is tested with the exact binomial
-p-value P(Bin(n(t), alpha) <= errors(t)), the thresholds in a fixed sequence from the strictest
-down, and the threshold returned is the last one rejected before the first that is not. Fixed-
-sequence testing controls the family-wise error at delta (Learn then Test: Angelopoulos, Bates,
-Candès, Jordan and Lei, 2021), so with probability at least 1 - delta over the draw of the gold
-cases, the error rate at the returned threshold is at most alpha.
+The calibration is Trust or Escalate's (Jung, Brahman and Choi, ICLR 2025, arXiv:2407.18370;
+read here in the authors' released code, `SelectiveClassificationUtil.lambda_hat` in
+github.com/jaehunjung1/cascaded-selective-evaluation, cascaded_evaluation/util.py, which tests
+an exact binomial upper confidence bound, equivalent to the p-value below). For each threshold
+t, the null hypothesis "the judge's error rate on the cases whose confidence is at least t is
+above alpha" is tested with the exact binomial p-value P(Bin(n(t), alpha) <= errors(t)), the
+thresholds in a fixed sequence from the strictest down, and the threshold returned is the last
+one rejected before the first that is not. Fixed-sequence testing controls the family-wise
+error at delta (Learn then Test: Angelopoulos, Bates, Candès, Jordan and Lei, 2021,
+arXiv:2110.01052), so with probability at least 1 - delta over the draw of the gold cases, the
+error rate at the returned threshold is at most alpha.
 
-Where this departs from the released code, it is in what is claimed: the released code returns
-its strictest threshold when even that one fails (and a judge with too few cases inherits the
-previous judge's threshold); here no threshold is returned, nothing is decided alone, and the
-result says what could be guaranteed instead.
+Where this departs from the released code:
+- The grid: the released code tries 5,000 evenly spaced thresholds, in effect every distinct
+  confidence; here a fixed grid of 21 (`GRID`), which kept the guarantee and decided more in
+  simulation.
+- Where the sequence opens: the released code opens on the strictest threshold deciding 30
+  calibration cases; here on the strictest deciding 30 and at least as many as could pass at all
+  (`binomial.smallest_testable`: 33 at alpha 0.1 and a cascade's delta 0.1 / 3, where opening on
+  30 could never pass).
+- What is claimed when nothing passes: the released code then returns its strictest threshold
+  (and a cascade's judge with too few cases inherits the previous judge's threshold), claiming
+  what it has not shown; here no threshold is returned, nothing is decided alone, and the result
+  says what could be guaranteed instead.
 """
 
 from dataclasses import dataclass
@@ -49,8 +59,9 @@ just above it."""
 MIN_DECIDED = 30
 """The fewest gold cases a threshold must decide to be tested, the released code's rule ("make
 sure there's data for top bin": a threshold is a candidate only if 30 calibration cases reach
-it). Without such a floor the sequence would open on the one most confident case, which can
-never reject, and stop there. It depends on the confidences alone, never on the labels."""
+it). A threshold deciding fewer cases than `binomial.smallest_testable` can never pass and
+would end the sequence at once; one deciding only a few more can pass only if every one of its
+cases is right. The floor depends on the confidences alone, never on the labels."""
 
 
 @dataclass(frozen=True)

@@ -108,3 +108,22 @@ CONFIDENTLY_WRONG = GradedJudge(
 )
 """Well calibrated (as `CALIBRATED`) on nine cases in ten; on the tenth, a kind of case it
 misreads, it is 85 to 95 % sure and right only 40 % of the time."""
+
+
+def floor_judge(signal: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """144 cases, 63 grounded (the shipped gold set's counts), and a judge like the embedded
+    floor: it says grounded on all but 4 cases (2 of them rightly ungrounded), 63 of 144 right
+    (0.44). Its confidence (max(p, 1 - p) of a low P(ungrounded)) is high everywhere. Without
+    a signal it is unrelated to being right. With a little signal, the 30 verdicts it is
+    surest of (0.99) are grounded cases but for 2 errors, and the rest are spread below 0.95."""
+    rng = np.random.default_rng(144)
+    gold = np.array([0.0] * 63 + [1.0] * 81)
+    verdict = np.zeros(144)
+    verdict[[0, 1, 63, 64]] = 1  # two wrongly ungrounded, two rightly
+    if signal:
+        surest = [*range(2, 30), 65, 66]  # 28 right (grounded), 2 wrong (ungrounded)
+        confidence = rng.uniform(0.6, 0.95, 144)
+        confidence[surest] = 0.99
+    else:
+        confidence = rng.uniform(0.85, 0.99, 144)
+    return verdict, confidence, gold

@@ -14,6 +14,7 @@ from farejudge.comparison.escalation.threshold import (
     confidence_of,
     decides,
 )
+from tests.support.graded_judges import floor_judge
 
 # The 20-case example. Nineteen graded cases, one confidence each on the default grid (two tied
 # at 0.8), listed from the most confident down; the judge is wrong only on the twelfth (0.75);
@@ -117,28 +118,9 @@ def test_with_no_threshold_the_best_alpha_and_the_cases_needed_equal_their_defin
     assert result.needed.cases == counted
 
 
-def _floor_judge(signal: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """144 cases, 63 grounded (the shipped gold set's counts), and a judge like the embedded
-    floor: it says grounded on all but 4 cases (2 of them rightly ungrounded), 63 of 144 right
-    (0.44). Its confidence (max(p, 1 - p) of a low P(ungrounded)) is high everywhere. Without
-    a signal it is unrelated to being right. With a little signal, the 30 verdicts it is
-    surest of (0.99) are grounded cases but for 2 errors, and the rest are spread below 0.95."""
-    rng = np.random.default_rng(144)
-    gold = np.array([0.0] * 63 + [1.0] * 81)
-    verdict = np.zeros(144)
-    verdict[[0, 1, 63, 64]] = 1  # two wrongly ungrounded, two rightly
-    if signal:
-        surest = [*range(2, 30), 65, 66]  # 28 right (grounded), 2 wrong (ungrounded)
-        confidence = rng.uniform(0.6, 0.95, 144)
-        confidence[surest] = 0.99
-    else:
-        confidence = rng.uniform(0.85, 0.99, 144)
-    return verdict, confidence, gold
-
-
 @pytest.mark.parametrize("signal", [False, True], ids=["no signal", "a little signal"])
 def test_too_few_cases_claims_no_guarantee_and_says_what_would_do(signal: bool) -> None:
-    verdict, confidence, gold = _floor_judge(signal)
+    verdict, confidence, gold = floor_judge(signal)
     assert (verdict == gold).mean() == pytest.approx(63 / 144)
     result = calibrate(verdict, confidence, gold, alpha=0.1, delta=0.1)
 
