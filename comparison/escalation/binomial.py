@@ -1,8 +1,8 @@
 """Exact binomial tails for the guarantee: p-values, the bounds they give, and sample sizes.
 
 Everything is the binomial distribution's own CDF, P(Bin(n, p) <= k) = I_{1-p}(n - k, k + 1),
-through scipy.special's public `bdtr` and `betaincinv` (scipy.stats would add a second to every
-import of the comparison).
+through scipy.special's public `bdtr` and `betaincinv`: scipy.stats gives the same values behind
+argument checks and a much slower import, which every judge-compare would pay.
 """
 
 import math

@@ -14,7 +14,10 @@ NO_GRADE = ("off", "none")
 
 
 def _given(flag: str, value: object) -> str:
-    return f"{flag}{value!r}" if flag.endswith("=") else f"{flag} {value}"
+    """The option as given; anything but a number quoted, so that "0.1" shows as a string."""
+    task = flag.endswith("=")
+    shown = repr(value) if task or _number(value) is None else str(value)
+    return f"{flag}{shown}" if task else f"{flag} {shown}"
 
 
 def _number(value: object) -> float | None:
@@ -29,7 +32,9 @@ def check_share(value: object, flag: str) -> float:
     number = _number(value)
     # Written so that NaN, which compares false with everything, is refused too.
     if number is None or not 0 < number < 1:
-        raise InputError([f"{_given(flag, value)}: must be between 0 and 1, both excluded"])
+        raise InputError(
+            [f"{_given(flag, value)}: must be a number between 0 and 1, both excluded"]
+        )
     return number
 
 
@@ -53,7 +58,7 @@ def check_human_cost(value: object, flag: str = "--human-cost-per-review") -> fl
     """What a person's review of one answer costs: a finite amount, 0 or more."""
     number = _number(value)
     if number is None or not 0 <= number < math.inf:
-        raise InputError([f"{_given(flag, value)}: must be a finite amount, 0 or more"])
+        raise InputError([f"{_given(flag, value)}: must be a finite number, 0 or more"])
     return number
 
 

@@ -100,8 +100,10 @@ JUDGES = (CALIBRATED, OVERCONFIDENT, CONFIDENTLY_WRONG)
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, Outcome]:
     found = {judge.name: simulate(judge, seed=58 + i) for i, judge in enumerate(JUDGES)}
-    print(f"\n{SPLITS} splits of {GOLD} gold cases ({CALIBRATION} calibrate, the rest test), ")
-    print(f"alpha {ALPHA}, delta {DELTA}:")
+    print(
+        f"\n{SPLITS} splits of {GOLD} gold cases ({CALIBRATION} to calibrate on, "
+        f"{GOLD - CALIBRATION} to test), alpha {ALPHA}, delta {DELTA}:"
+    )
     for judge in JUDGES:
         o = found[judge.name]
         print(

@@ -28,11 +28,12 @@ def test_a_share_outside_zero_to_one_is_one_line_naming_the_option(
     line = str(raised.value)
     print(f"\n{line}")
     assert "\n" not in line
-    assert line == f"{flag} {value}: must be between 0 and 1, both excluded"
+    shown = repr(value) if isinstance(value, str | None) else str(value)
+    assert line == f"{flag} {shown}: must be a number between 0 and 1, both excluded"
 
 
 def test_a_task_option_is_named_as_it_was_typed() -> None:
-    with pytest.raises(InputError, match=r"^-T alpha=1\.0: must be between 0 and 1"):
+    with pytest.raises(InputError, match=r"^-T alpha=1\.0: must be a number between 0 and 1"):
         check_alpha(1.0, "-T alpha=")
 
 
@@ -44,8 +45,9 @@ def test_good_shares_pass_through() -> None:
 def test_a_human_cost_must_be_a_finite_amount(value: object) -> None:
     with pytest.raises(InputError) as raised:
         check_human_cost(value)
+    shown = repr(value) if isinstance(value, str) else str(value)
     assert (
-        str(raised.value) == f"--human-cost-per-review {value}: must be a finite amount, 0 or more"
+        str(raised.value) == f"--human-cost-per-review {shown}: must be a finite number, 0 or more"
     )
     assert check_human_cost(0) == 0.0
 
