@@ -16,7 +16,7 @@ answered ones' mean. The judge's own rate is unchanged by it: it is the rate ove
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -27,6 +27,16 @@ from farejudge.audit.intervals import Interval, clopper_pearson, wilson, z_quant
 from farejudge.audit.ppi import PPIMean, ppi_mean
 
 Positions = NDArray[np.int64]
+
+FEW_DISAGREEMENTS = 20
+"""Below this many labelled disagreements, the rectifier's variance is read with half a
+disagreement of each kind added (a missed ungrounded answer and a false flag), after Agresti and
+Min's half count on each cell of a paired 2 x 2 table (Statistics in Medicine, 2005). The normal
+interval of PPI rests on the rectifier's spread, and with a handful of disagreements that spread
+is read too small: a judge of sensitivity and specificity 0.99 (about 2 disagreements in 200
+labels) covered about 91 % at 95 %; with the half counts it covers above 97 %
+(tests/audit/test_estimate_coverage.py). The point estimate is unchanged, and from this many
+disagreements on the interval is ppi-python's, to the last bit."""
 
 
 @dataclass(frozen=True)
@@ -110,9 +120,10 @@ class PeriodEstimate:
     failure_fill: float
     """What each judge failure predicted (the failure rule)."""
     disagreements: int
-    """Labelled answers whose verdict (prediction >= 0.5; failures excluded) is not the label.
-    The interval rests on a normal approximation; with only a handful of disagreements it can
-    cover less than its level (docs/audit.md)."""
+    """Labelled answers whose verdict (prediction >= 0.5; failures excluded) is not the label."""
+    widened: bool
+    """Whether the rate's interval was widened for having fewer than `FEW_DISAGREEMENTS`
+    disagreements: its variance then counts half a disagreement of each kind more."""
 
 
 def check_labels(
@@ -167,6 +178,10 @@ def _estimate(
     ungrounded, n = int(y.sum()), len(y)
     answered = filled.values[~filled.failed]
     verdicts = filled.values[positions] >= 0.5
+    disagreements = int(np.sum((verdicts != (y == 1)) & ~filled.failed[positions]))
+    widened = disagreements < FEW_DISAGREEMENTS
+    if widened:
+        rate = _with_half_counts(rate, y, yhat, weights, alpha)
     return PeriodEstimate(
         rate=rate,
         labels_only=LabelsOnly(
@@ -183,8 +198,29 @@ def _estimate(
         ),
         effective_labels=n * classical.variance / rate.variance if rate.variance > 0 else math.nan,
         failure_fill=filled.fill,
-        disagreements=int(np.sum((verdicts != (y == 1)) & ~filled.failed[positions])),
+        disagreements=disagreements,
+        widened=widened,
     )
+
+
+def _with_half_counts(
+    rate: PPIMean, y: Floats, yhat: Floats, weights: ArrayLike | None, alpha: float
+) -> PPIMean:
+    """`rate` with its rectifier's variance read with half a disagreement of each kind added
+    (`FEW_DISAGREEMENTS`): a missed ungrounded answer (1 - 0) and a false flag (0 - lambda),
+    each at the labels' mean weight, which ppi-python's scaling makes 1."""
+    w = np.ones(len(y)) if weights is None else as_floats(weights, "weights")
+    rectifier = w / w.mean() * (y - rate.lam * yhat)
+    plain = float(rectifier.std()) ** 2
+    values = np.concatenate([rectifier, [1.0, -rate.lam]])
+    counts = np.concatenate([np.ones(len(y)), [0.5, 0.5]])
+    mean = np.average(values, weights=counts)
+    padded = float(np.average((values - mean) ** 2, weights=counts))
+    # The predictions' part of the variance is kept as it was.
+    se = math.sqrt(max(rate.se**2 - plain / len(y), 0.0) + padded / len(y))
+    half = z_quantile(alpha) * se
+    estimate = rate.estimate
+    return replace(rate, interval=Interval(estimate, estimate - half, estimate + half), se=se)
 
 
 def _normal_mean(values: Floats, alpha: float) -> Interval:

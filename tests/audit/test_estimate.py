@@ -7,13 +7,20 @@ import numpy as np
 import pytest
 
 from farejudge.audit.estimate import (
+    FEW_DISAGREEMENTS,
     JudgeRate,
     estimate_by_category,
     estimate_period,
     fill_failures,
 )
 from farejudge.audit.ppi import ppi_mean
-from tests.support.audit_periods import BIASED, FAILING, simulate_period, uniform_positions
+from tests.support.audit_periods import (
+    BIASED,
+    EXCELLENT,
+    FAILING,
+    simulate_period,
+    uniform_positions,
+)
 
 
 def test_a_failure_predicts_the_judges_rate_over_answered_answers() -> None:
@@ -40,6 +47,7 @@ def test_the_estimate_is_ppi_over_the_filled_predictions() -> None:
     labels = period.truth[positions].astype(float)
     found = estimate_period(period.predictions, positions, labels)
     filled = fill_failures(period.predictions).values
+    assert found.disagreements >= FEW_DISAGREEMENTS and not found.widened
     assert found.rate == ppi_mean(labels, filled[positions], filled)
     assert found.labels_only.classical == ppi_mean(labels, filled[positions], filled, lam=0.0)
     assert found.effective_labels == pytest.approx(
@@ -139,7 +147,12 @@ def test_each_category_is_estimated_from_its_own_answers_and_labels() -> None:
         expected = ppi_mean(
             labels[inside], filled.values[positions[inside]], filled.values[members]
         )
-        assert own.estimate is not None and own.estimate.rate == expected
+        assert own.estimate is not None
+        if own.estimate.widened:
+            assert own.estimate.rate.estimate == expected.estimate
+            assert own.estimate.rate.se > expected.se
+        else:
+            assert own.estimate.rate == expected
         # The period's fill, not the category's own.
         assert own.estimate.failure_fill == filled.fill
 
@@ -155,3 +168,24 @@ def test_a_category_with_one_label_has_no_estimate() -> None:
 def test_categories_must_name_every_answer() -> None:
     with pytest.raises(ValueError, match="2 categories for 3 answers"):
         estimate_by_category([1.0, 0.0, 1.0], [0, 1], [1.0, 0.0], ["a", "b"])
+
+
+def test_few_disagreements_widen_the_interval_by_half_a_disagreement_of_each_kind() -> None:
+    rng = np.random.default_rng(3)
+    period = simulate_period(rng, EXCELLENT, answers=5_000)
+    positions = uniform_positions(rng, 5_000, 200)
+    labels = period.truth[positions].astype(float)
+    found = estimate_period(period.predictions, positions, labels)
+    plain = ppi_mean(labels, period.predictions[positions], period.predictions)
+    assert found.disagreements < FEW_DISAGREEMENTS and found.widened
+    assert found.rate.estimate == plain.estimate and found.rate.lam == plain.lam
+    # By hand: the rectifier's values with a half-weighted 1 and -lambda beside them.
+    rectifier = labels - plain.lam * period.predictions[positions]
+    values = np.append(rectifier, [1.0, -plain.lam])
+    counts = np.append(np.ones(200), [0.5, 0.5])
+    mean = np.sum(values * counts) / counts.sum()
+    padded = np.sum(counts * (values - mean) ** 2) / counts.sum()
+    imputed = np.var(plain.lam * period.predictions) / 5_000
+    assert found.rate.se == pytest.approx(math.sqrt(imputed + padded / 200), rel=1e-12)
+    assert found.rate.se > plain.se
+    assert found.rate.interval.low == pytest.approx(plain.estimate - 1.959964 * found.rate.se)

@@ -16,6 +16,7 @@ from farejudge.audit.estimate import estimate_period
 from farejudge.audit.planning import JudgeFigures, neyman_allocation, verdict_spreads
 from tests.support.audit_periods import (
     BIASED,
+    EXCELLENT,
     FAILING,
     GOOD,
     GRADED,
@@ -93,6 +94,7 @@ def _stratified(
 JUDGES = {
     "biased": (BIASED, "uniform"),
     "good": (GOOD, "uniform"),
+    "excellent": (EXCELLENT, "uniform"),
     "noise": (NOISE, "uniform"),
     "fails on 10 %": (FAILING, "uniform"),
     "graded": (GRADED, "uniform"),
@@ -111,8 +113,10 @@ def test_the_ppi_interval_covers_the_true_rate(name: str) -> None:
         f"the judge's own interval covers {found.judge_coverage:.1%}"
     )
     assert found.coverage >= LEVEL
-    # The reason for the method: the judge's own rate, biased by its errors, misses the truth.
-    assert found.judge_coverage <= 0.05
+    # The reason for the method: the judge's own rate, biased by its errors, misses the truth
+    # (an excellent judge's bias, 0.8 points here, is within its own interval now and then).
+    if judge is not EXCELLENT:
+        assert found.judge_coverage <= 0.05
 
 
 @pytest.mark.parametrize(("judge", "ratio"), [(GOOD, 0.6), (NOISE, 1.05)])

@@ -48,6 +48,9 @@ class SimulatedJudge:
 
 BIASED = SimulatedJudge("biased (0.95/0.70)", 0.95, 0.70)
 GOOD = SimulatedJudge("good (0.95/0.95)", 0.95, 0.95)
+# About 2 disagreements in 200 labels: the normal interval alone reads the rectifier's spread
+# too small here (audit/estimate.py, FEW_DISAGREEMENTS).
+EXCELLENT = SimulatedJudge("excellent (0.99/0.99)", 0.99, 0.99)
 NOISE = SimulatedJudge("noise", 0.0, 0.0, kind="noise")
 # 10 % failures overall at a rate of 0.2, twice as frequent on ungrounded answers: failures
 # that say something about the answer, which the failure rule must survive.
