@@ -155,29 +155,32 @@ def record_problems(
 
 
 class FirstSeen:
-    """Strings seen so far, each with the number it was first seen with, in 16 bytes a string.
+    """Strings seen so far, each with the number it was first seen with, in 24 bytes a string.
 
-    A string is held as 8 bytes of its BLAKE2 hash, not as itself, in sorted arrays with a small
-    dict of the newest in front: a million ids take 16 MB where a set of them takes 100. Two
-    different strings share a hash with odds of about n² / 2⁶⁵: one in 37 million for a
-    million strings.
+    A string is held as 16 bytes of its BLAKE2 hash, not as itself, in sorted arrays with a
+    small dict of the newest in front: a million ids take 24 MB where a set of them takes 100.
+    Two different strings share a hash with odds of about n² / 2¹²⁹: one in 10²¹ for a billion
+    strings, so a string taken for one seen before (a record skipped as a duplicate) is not a
+    risk at any size a file reaches.
     """
 
     _MERGE_AT = 1 << 16
+    _KEY = np.dtype("V16")
+    """Raw bytes, compared as bytes: sorted and searched in the order of their bytes."""
 
     def __init__(self) -> None:
-        self._keys = np.empty(0, dtype=np.uint64)
+        self._keys = np.empty(0, dtype=self._KEY)
         self._values = np.empty(0, dtype=np.uint64)
-        self._recent: dict[int, int] = {}
+        self._recent: dict[bytes, int] = {}
 
     def first(self, text: str, value: int) -> int | None:
         """The value `text` was first seen with; None, and `value` kept for it, if this is the
         first time."""
-        key = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+        key = hashlib.blake2b(text.encode(), digest_size=self._KEY.itemsize).digest()
         if (recent := self._recent.get(key)) is not None:
             return recent
-        at = int(np.searchsorted(self._keys, np.uint64(key)))
-        if at < len(self._keys) and int(self._keys[at]) == key:
+        at = int(np.searchsorted(self._keys, np.void(key)))
+        if at < len(self._keys) and bytes(self._keys[at]) == key:
             return int(self._values[at])
         self._recent[key] = value
         if len(self._recent) >= self._MERGE_AT:
@@ -186,13 +189,11 @@ class FirstSeen:
 
     def _merge(self) -> None:
         count = len(self._recent)
-        keys = np.concatenate(
-            [self._keys, np.fromiter(self._recent.keys(), dtype=np.uint64, count=count)]
-        )
+        keys = np.concatenate([self._keys, np.array(list(self._recent), dtype=self._KEY)])
         values = np.concatenate(
             [self._values, np.fromiter(self._recent.values(), dtype=np.uint64, count=count)]
         )
-        order = np.argsort(keys)
+        order = np.argsort(keys, kind="stable")
         self._keys, self._values = keys[order], values[order]
         self._recent.clear()
 

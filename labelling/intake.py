@@ -4,8 +4,8 @@
 
 Each log record becomes a draft in the case schema, with no label, a stable id derived from
 its content hash, and the file:line it came from. A record whose answer and passages are
-those of a gold case is skipped, as is one already in the drafts file; both are counted.
-Every bad record is reported, one line each, and then nothing is written.
+those of a gold case is skipped, as is one whose content is already in the drafts file; both
+are counted. Every bad record is reported, one line each, and then nothing is written.
 
 The log is read one record at a time and the drafts file is written as it goes, to a
 temporary file that replaces it at the end: memory stays bounded whatever the log's size.
@@ -36,6 +36,10 @@ from farejudge.labelling.intake_mapping import IntakeMapping, Missing, load_mapp
 from farejudge.labelling.records import Draft, content_hash
 
 DEFAULT_CATEGORY = "production"
+ID_HEX_DIGITS = 24
+"""Hex digits of the content hash in a draft's id: 96 bits, so two of a billion drafts share
+an id with odds of about 6 in a trillion. Drafts files written with 10 digits keep theirs: a
+draft is known by its content, and its id is only its name."""
 
 
 def evidence_key(record: Draft | Case) -> str:
@@ -110,7 +114,8 @@ def draft_of(
             for e in err.errors()
         ]
     digest = content_hash(draft)
-    return draft.model_copy(update={"id": f"{prefix}-{digest[:10]}", "content_sha256": digest}), []
+    draft_id = f"{prefix}-{digest[:ID_HEX_DIGITS]}"
+    return draft.model_copy(update={"id": draft_id, "content_sha256": digest}), []
 
 
 def _optional(record: Any, path: str | None) -> Any:
@@ -155,22 +160,51 @@ class IntakeResult:
     gold_duplicates: Lines = field(default_factory=Lines)
     """Where each record that duplicates a gold case was (file:line → gold id)."""
     already_drafted: int = 0
-    """Records whose draft is in the drafts file already, or earlier in the logs."""
+    """Records whose content is in the drafts file already, or earlier in the logs."""
+    lengthened: Lines = field(default_factory=Lines)
+    """Where each record whose id another draft holds was (file:line → the id it got)."""
+
+    def close(self) -> None:
+        self.gold_duplicates.close()
+        self.lengthened.close()
+
+
+@dataclass
+class Drafted:
+    """What is drafted so far: the content hashes, which decide whether a record is drafted
+    already, and the ids, which a new draft must not take."""
+
+    contents: FirstSeen = field(default_factory=FirstSeen)
+    ids: FirstSeen = field(default_factory=FirstSeen)
+
+    def add(self, draft: Draft) -> bool:
+        """Whether `draft`'s content is new; it is counted as drafted from now on."""
+        return self.contents.first(draft.content_sha256, 0) is None
+
+
+def _own_id(draft: Draft, taken: FirstSeen) -> str | None:
+    """An id for a new draft that no other draft has: its own, or failing that the whole
+    content hash after the prefix; None if both are taken (a drafts file edited by hand)."""
+    prefix = draft.id.removesuffix(draft.content_sha256[:ID_HEX_DIGITS])
+    for candidate in (draft.id, prefix + draft.content_sha256):
+        if taken.first(candidate, 0) is None:
+            return candidate
+    return None
 
 
 def intake(
     logs: list[Path],
     mapping: IntakeMapping,
     gold: list[Case],
-    drafted: FirstSeen,
+    drafted: Drafted,
     write: Callable[[Draft], None],
     report: Report,
     category: str = DEFAULT_CATEGORY,
     prefix: str = "prod",
 ) -> IntakeResult:
     """Drafts from the logs, one record at a time: each new draft goes to `write`, in log order,
-    and each bad record to `report`, one line each. `drafted` holds the ids already drafted
-    (the drafts file's) and takes the new ones, by hash; no record is held once checked."""
+    and each bad record to `report`, one line each. `drafted` holds what the drafts file
+    holds and takes the new drafts; no record is held once checked."""
     gold_keys = {evidence_key(case): case.id for case in gold}
     result = IntakeResult()
     for path in logs:
@@ -183,11 +217,21 @@ def intake(
                 continue
             if (gold_id := gold_keys.get(evidence_key(draft))) is not None:
                 result.gold_duplicates.append(f"{where} → {gold_id}")
-            elif drafted.first(draft.id, 0) is None:
+            elif not drafted.add(draft):
+                result.already_drafted += 1
+            elif (draft_id := _own_id(draft, drafted.ids)) is None:
+                report(
+                    f"{draft.source}: its id {draft.id}, and the longer one made of its whole "
+                    "content hash, are other drafts' in the drafts file (was it edited?)"
+                )
+            else:
+                if draft_id != draft.id:
+                    result.lengthened.append(
+                        f"{draft.source}: {draft.id} is another draft's; drafted as {draft_id}"
+                    )
+                    draft = draft.model_copy(update={"id": draft_id})
                 result.drafted += 1
                 write(draft)
-            else:
-                result.already_drafted += 1
     return result
 
 
@@ -209,13 +253,14 @@ class _Printed:
 def _into(out: IO[str], args: argparse.Namespace, mapping: IntakeMapping) -> IntakeResult:
     """The drafts file streamed through to `out`, then the logs' new drafts after it."""
     gold = load_cases(args.gold)
-    problems, drafted = _Printed(), FirstSeen()
+    problems, drafted = _Printed(), Drafted()
 
     def write(draft: Draft) -> None:
         out.write(draft.model_dump_json() + "\n")
 
     if args.out.exists():
-        for draft in iter_drafts(args.out, problems, drafted):
+        for draft in iter_drafts(args.out, problems, drafted.ids):
+            drafted.add(draft)
             write(draft)
         if problems.count:
             raise _Failed
@@ -244,14 +289,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except _Failed:
         return 2
+    except OSError as err:
+        # The drafts file's: a log or drafts file that cannot be read is a problem reported
+        # as it is found (core.jsonl_records), and the drafts file is left as it was.
+        print(
+            f"judge-intake: error: cannot write {shown(args.out)}: {err.strerror or err}",
+            file=sys.stderr,
+        )
+        return 2
     print(
         f"{result.records} records: {result.drafted} new drafts written to {shown(args.out)}"
         f", {len(result.gold_duplicates)} duplicates of gold cases skipped"
         f", {result.already_drafted} already drafted skipped"
     )
-    with closing(result.gold_duplicates) as duplicates:
-        for line in duplicates:
+    with closing(result):
+        for line in result.gold_duplicates:
             print(f"  duplicate of a gold case: {line}")
+        for line in result.lengthened:
+            print(f"  id lengthened: {line}")
     return 0
 
 

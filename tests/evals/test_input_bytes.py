@@ -14,11 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import FirstSeen
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.prompt_versions import MANIFEST, load_manifest
 from farejudge.labelling.draft_file import read_drafts
-from farejudge.labelling.intake import intake
+from farejudge.labelling.intake import Drafted, intake
 from farejudge.labelling.intake import main as intake_main
 from farejudge.labelling.intake_mapping import load_mapping
 from farejudge.labelling.label_file import read_labels, recover_torn_tail
@@ -51,7 +50,7 @@ def _log(path: Path) -> None:
     """judge-intake's reader reports its problems instead of raising them: any is one line."""
     problems: list[str] = []
     drafts: list[Draft] = []
-    intake([path], load_mapping(MAPPING_FILE), [], FirstSeen(), drafts.append, problems.append)
+    intake([path], load_mapping(MAPPING_FILE), [], Drafted(), drafts.append, problems.append)
     if problems:
         raise InputError(problems)
 

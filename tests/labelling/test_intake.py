@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from farejudge.core.errors import InputError
-from farejudge.core.jsonl_records import FirstSeen
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling import intake as intake_module
-from farejudge.labelling.draft_file import read_drafts
-from farejudge.labelling.intake import IntakeResult, intake, main
+from farejudge.labelling.draft_file import read_drafts, write_drafts
+from farejudge.labelling.intake import Drafted, IntakeResult, intake, main
 from farejudge.labelling.intake_mapping import IntakeMapping, load_mapping
 from farejudge.labelling.records import Draft, content_hash
+from tests.support.full_disk import PAGE, full_folder
 from tests.support.paths import FIXTURES
 
 LOG = FIXTURES / "assistant_log.jsonl"
@@ -35,7 +35,7 @@ def run_intake(
     """Intake into lists: the result, the new drafts in order, the problems."""
     drafts: list[Draft] = []
     problems: list[str] = []
-    result = intake(logs, mapping, gold, FirstSeen(), drafts.append, problems.append)
+    result = intake(logs, mapping, gold, Drafted(), drafts.append, problems.append)
     return result, drafts, problems
 
 
@@ -59,7 +59,8 @@ def test_sample_log_becomes_ten_drafts() -> None:
             f"P{i}" for i in range(1, len(draft.passages) + 1)
         ]
         assert draft.content_sha256 == content_hash(draft)
-        assert draft.id == f"prod-{draft.content_sha256[:10]}"
+        # 96 bits: two of 10⁹ drafts share an id with odds of about 6 in a trillion.
+        assert draft.id == f"prod-{draft.content_sha256[:24]}"
         assert record["request_id"] in draft.source
         assert draft.category == "production"
     with_turns = [d for d in drafts if d.prior_turns]
@@ -262,3 +263,122 @@ def test_a_drafts_file_with_a_repeated_draft_is_refused_naming_both_lines(
         f"{out}:2: case {draft_id!r}: field 'id': duplicate of {out}:1\n"
     )
     assert out.read_text(encoding="utf-8") == f"{first}\n{first}\n"
+
+
+JUDGE_INTAKE = str(Path(sys.executable).parent / "judge-intake")
+# Two distinct records whose content hashes share their first 10 hex digits (`prod-6b1f1be0ce`):
+# a drill on a 1 GB log met them, and intake kept only the first.
+COLLIDING = (167095, 611447)
+
+
+def write_colliding_log(path: Path) -> list[dict[str, Any]]:
+    """The drill's two records, made from the sample log as its big log made each record."""
+    records = log_records()
+    drill = []
+    for count in COLLIDING:
+        record = json.loads(json.dumps(records[count % len(records)]))
+        record["request_id"] = f"req-drill-{count}"
+        text = record["response"]["text"]
+        record["response"]["text"] = text.split(" [")[0] + f" [answer {count}]"
+        drill.append(record)
+    path.write_text("".join(json.dumps(r) + "\n" for r in drill), encoding="utf-8")
+    return drill
+
+
+def judge_intake(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [JUDGE_INTAKE, *args, "--mapping", str(MAPPING)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.subprocess
+def test_two_records_whose_hashes_share_a_prefix_are_both_drafted(tmp_path: Path) -> None:
+    log, out = tmp_path / "log.jsonl", tmp_path / "drafts.jsonl"
+    records = write_colliding_log(log)
+
+    done = judge_intake(str(log), "--out", str(out))
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        f"2 records: 2 new drafts written to {out}, 0 duplicates of gold cases skipped"
+        ", 0 already drafted skipped\n"
+    )
+    drafts = read_drafts(out)
+    assert [d.answer for d in drafts] == [r["response"]["text"] for r in records]
+    first, second = (d.content_sha256 for d in drafts)
+    assert first[:10] == second[:10], "the two records' hashes share 10 hex digits"
+    assert [d.id for d in drafts] == [f"prod-{first[:24]}", f"prod-{second[:24]}"]
+
+
+def old_draft(draft: Draft) -> Draft:
+    """`draft` as intake wrote it before ids grew: 10 hex digits of its hash."""
+    return draft.model_copy(update={"id": f"prod-{draft.content_sha256[:10]}"})
+
+
+@pytest.mark.subprocess
+def test_a_drafts_file_with_ten_digit_ids_keeps_them_and_gets_the_colliding_record(
+    tmp_path: Path,
+) -> None:
+    log, out = tmp_path / "log.jsonl", tmp_path / "drafts.jsonl"
+    write_colliding_log(log)
+    _, (first, second), _ = run_intake([log], load_mapping(MAPPING), gold=[])
+    # Yesterday's intake drafted the first record only, under its 10-digit id.
+    write_drafts(out, [old_draft(first)])
+    before = out.read_text(encoding="utf-8")
+
+    done = judge_intake(str(log), "--out", str(out))
+
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        f"2 records: 1 new drafts written to {out}, 0 duplicates of gold cases skipped"
+        ", 1 already drafted skipped\n"
+    )
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith(before), "the drafted one is kept as it was, id and all"
+    assert [d.id for d in read_drafts(out)] == [old_draft(first).id, second.id]
+    assert read_drafts(out)[1].content_sha256 == second.content_sha256
+
+
+def test_an_id_taken_by_another_draft_is_lengthened_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log, out = tmp_path / "log.jsonl", tmp_path / "drafts.jsonl"
+    write_colliding_log(log)
+    _, (first, second), _ = run_intake([log], load_mapping(MAPPING), gold=[])
+    # A draft of other content under the id the second record would get: a drafts file
+    # edited by hand, or joined from another.
+    write_drafts(out, [first.model_copy(update={"id": second.id})])
+
+    assert main([str(log), "--mapping", str(MAPPING), "--out", str(out)]) == 0
+
+    said = capsys.readouterr().out.splitlines()
+    longer = f"prod-{second.content_sha256}"
+    assert said == [
+        f"2 records: 1 new drafts written to {out}, 0 duplicates of gold cases skipped"
+        ", 1 already drafted skipped",
+        f"  id lengthened: {log}:2 (req-drill-611447): {second.id} is another draft's; "
+        f"drafted as {longer}",
+    ]
+    assert [d.id for d in read_drafts(out)] == [second.id, longer]
+
+
+@pytest.mark.subprocess
+def test_a_full_disk_is_one_line_and_the_drafts_file_is_kept(tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    write_big_log(log, 200_000)
+    with full_folder(tmp_path / "disk", free_bytes=8 * PAGE) as disk:
+        out = disk / "drafts.jsonl"
+        assert main([str(LOG), "--mapping", str(MAPPING), "--out", str(out)]) == 0
+        before = out.read_bytes()
+
+        done = judge_intake(str(log), "--out", str(out))
+
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            f"judge-intake: error: cannot write {out}: No space left on device\n"
+        )
+        assert out.read_bytes() == before
+        assert sorted(p.name for p in disk.iterdir()) == ["drafts.jsonl", "filler"]

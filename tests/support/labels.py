@@ -2,9 +2,8 @@
 
 import datetime
 
-from farejudge.core.jsonl_records import FirstSeen
 from farejudge.evals.dataset import load_cases
-from farejudge.labelling.intake import intake
+from farejudge.labelling.intake import Drafted, intake
 from farejudge.labelling.intake_mapping import load_mapping
 from farejudge.labelling.records import Draft, Label, Span
 from tests.support.paths import FIXTURES
@@ -15,7 +14,7 @@ def sample_drafts() -> list[Draft]:
     log, mapping = FIXTURES / "assistant_log.jsonl", FIXTURES / "assistant_log_mapping.toml"
     drafts: list[Draft] = []
     problems: list[str] = []
-    intake([log], load_mapping(mapping), load_cases(), FirstSeen(), drafts.append, problems.append)
+    intake([log], load_mapping(mapping), load_cases(), Drafted(), drafts.append, problems.append)
     assert not problems, problems
     return drafts
 
