@@ -2,7 +2,8 @@
 
 A set of labels is an annotator's labels file, or the gold set read as labels. Cases are
 paired by id; a label given to other content than the case now has (its content hash
-differs) is stale and compared with nothing. Spans are compared by character overlap
+differs) is compared with nothing: stale where the case changed since, else damaged or
+unexplained (`label_match`). Spans are compared by character overlap
 (RAGTruth), B's spans against A's: precision is the share of B's characters inside A's
 spans, recall the share of A's inside B's.
 """
@@ -12,11 +13,9 @@ from dataclasses import dataclass, field
 
 from farejudge.core.case_schema import Case
 from farejudge.core.spans import Range, characters, locate, span_overlap
-from farejudge.labelling.records import Draft, Label, Span, content_hash
+from farejudge.labelling.label_match import Unmatched, unmatched
+from farejudge.labelling.records import Label, Labelled, Span, content_hash
 from farejudge.scorers.confusion import Confusion, cells
-
-Labelled = Draft | Case
-"""What a label is given to: a draft, or a case of the gold set."""
 
 GOLD = "gold"
 
@@ -75,7 +74,10 @@ class Agreement:
     only_a: list[str] = field(default_factory=list)
     only_b: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
-    """Cases with a label whose content hash is not the case's: relabel them."""
+    """Cases that changed since a side labelled them: relabel them."""
+    unmatched: list[tuple[str, Unmatched]] = field(default_factory=list)
+    """Each side's labels that match no case for another reason (damaged, or it cannot be
+    told), with the side's name: their cases are not compared."""
 
     @property
     def verdicts(self) -> Confusion:
@@ -107,19 +109,28 @@ def compare(
     """Pair the latest label of each side per case, in the cases' order."""
     latest_a = {label.case_id: label for label in a}
     latest_b = {label.case_id: label for label in b}
+    # Positions stand in for line numbers: only their order counts here.
+    found = [
+        (name, each)
+        for name, labels in ((a_name, a), (b_name, b))
+        for each in unmatched(cases, list(enumerate(labels, start=1)))
+    ]
+    mismatched = {each.label.case_id for _, each in found}
+    changed = {each.label.case_id for _, each in found if each.kind == "changed"}
     pairs: list[Pair] = []
     only_a: list[str] = []
     only_b: list[str] = []
     stale: list[str] = []
     for case in cases:
         la, lb = latest_a.get(case.id), latest_b.get(case.id)
-        digest = content_hash(case)
-        if any(label is not None and label.content_sha256 != digest for label in (la, lb)):
-            stale.append(case.id)
+        if case.id in mismatched:
+            if case.id in changed:
+                stale.append(case.id)
         elif la is not None and lb is not None:
             pairs.append(Pair(case, la, lb))
         elif la is not None:
             only_a.append(case.id)
         elif lb is not None:
             only_b.append(case.id)
-    return Agreement(a_name, b_name, pairs, only_a, only_b, stale)
+    others = [(name, each) for name, each in found if each.kind != "changed"]
+    return Agreement(a_name, b_name, pairs, only_a, only_b, stale, others)

@@ -59,7 +59,8 @@ def render_markdown(agreement: Agreement, min_kappa: float) -> str:
         "",
         f"Cases compared: {len(agreement.pairs)}; labelled only by {a}: {len(agreement.only_a)}"
         f"; only by {b}: {len(agreement.only_b)}; stale labels (the case changed since): "
-        f"{len(agreement.stale)}.",
+        f"{len(agreement.stale)}; labels that match no case (listed below): "
+        f"{len(agreement.unmatched)}.",
         "",
         "| measure | value |",
         "|---|---|",
@@ -73,6 +74,13 @@ def render_markdown(agreement: Agreement, min_kappa: float) -> str:
         f"| Span F1 (character overlap) | {_figure(s.f1)} |",
         "",
     ]
+    if agreement.unmatched:
+        lines += [f"## Labels that match no case ({len(agreement.unmatched)})", ""]
+        lines += [
+            f"- {name}, label for `{each.label.case_id}`: {each.why}"
+            for name, each in agreement.unmatched
+        ]
+        lines.append("")
     disagreements = agreement.disagreements
     lines += [f"## Disagreements ({len(disagreements)})", ""]
     if not disagreements:
@@ -145,6 +153,10 @@ def render_json(agreement: Agreement, min_kappa: float) -> dict[str, Any]:
         "only_a": agreement.only_a,
         "only_b": agreement.only_b,
         "stale": agreement.stale,
+        "unmatched": [
+            {"annotator": name, "case_id": each.label.case_id, "kind": each.kind, "why": each.why}
+            for name, each in agreement.unmatched
+        ],
     }
 
 

@@ -148,6 +148,11 @@ def read_labels(path: Path) -> list[Label]:
     A torn last line is left out, with one line on stderr: it is a save that never finished
     (or one finishing now), so no label the page was told is saved.
     """
+    return [label for _, label in read_numbered_labels(path)]
+
+
+def read_numbered_labels(path: Path) -> list[tuple[int, Label]]:
+    """`read_labels`, each label with its line number."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -158,11 +163,11 @@ def read_labels(path: Path) -> list[Label]:
     problems: list[str] = []
     labels = []
     whole = data if tail is None else data[: tail.offset]
-    for _, where, line, value in json_values(path, "case", problems.append, whole):
+    for number, where, line, value in json_values(path, "case", problems.append, whole):
         label, found = record_problems(value, line, where, Label, "case_id")
         problems += found
         if label is not None:
-            labels.append(label)
+            labels.append((number, label))
     if problems:
         raise InputError(problems)
     if tail is not None:

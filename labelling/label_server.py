@@ -40,9 +40,10 @@ from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_file import (
     append_label,
     latest_labels,
-    read_labels,
+    read_numbered_labels,
     recover_torn_tail,
 )
+from farejudge.labelling.label_match import Unmatched, unmatched
 from farejudge.labelling.records import Draft, Label, Span, span_problems
 
 EXIT_OK, EXIT_INPUT = 0, 2
@@ -145,7 +146,17 @@ class Session:
     current: dict[str, Label]
     recovered: str | None = None
     """The one line saying a torn last line was moved out of the labels file, if one was."""
+    unmatched: list[Unmatched] = field(default_factory=list)
+    """The labels in the file that match no draft, as the file was when the server started:
+    kept in the file, counted for nothing, and shown until a label of their draft is saved."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def attention(self) -> list[str]:
+        """One line for each label in the file that matches no draft (see `unmatched`)."""
+        with self.lock:
+            found = list(self.unmatched)
+        return [each.line_text(str(self.labels_path)) for each in found]
 
     def state(self) -> dict[str, Any]:
         with self.lock:
@@ -156,6 +167,7 @@ class Session:
             "total": len(done),
             "labelled": sum(done),
             "next": done.index(False) if not all(done) else None,
+            "attention": self.attention,
         }
 
     def draft_view(self, index: int) -> dict[str, Any]:
@@ -164,8 +176,14 @@ class Session:
         draft = self.drafts[index]
         with self.lock:
             labelled = draft.id in self.current
+            found = [each for each in self.unmatched if each.case_id == draft.id]
         shown = draft.model_dump(include=SHOWN_FIELDS, mode="json")
-        return {"index": index, "labelled": labelled, "draft": shown}
+        attention = [
+            f"Line {each.line} of your labels file is a label of this draft that does not "
+            f"match it: {each.why}. Check this draft and save its label again."
+            for each in found
+        ]
+        return {"index": index, "labelled": labelled, "draft": shown, "attention": attention}
 
     def _label(self, body: bytes) -> Label:
         try:
@@ -207,6 +225,8 @@ class Session:
             except OSError as err:
                 raise Rejected(500, f"{self.labels_path}: {err.strerror or err}") from None
             self.current[label.case_id] = label
+            # The draft's own label now: what the file held of it before is history.
+            self.unmatched = [u for u in self.unmatched if u.case_id != label.case_id]
         return label
 
 
@@ -217,13 +237,16 @@ def open_session(drafts: Path, labels: Path, annotator: str, guide: Path) -> Ses
     read = read_drafts(drafts)
     # Before the first append: this server is the one process writing the labels file.
     recovered = recover_torn_tail(labels)
-    given = read_labels(labels)
+    numbered = read_numbered_labels(labels)
+    given = [label for _, label in numbered]
     others = sorted({lab.annotator for lab in given} - {annotator})
     if others:
         # One file per annotator: counting someone else's labels would skip drafts.
         raise InputError([f"{labels}: holds labels by {', '.join(others)}, not {annotator}"])
     current = counted_labels(read, given)
-    return Session(read, labels, annotator, read_guide(guide), current, recovered)
+    return Session(
+        read, labels, annotator, read_guide(guide), current, recovered, unmatched(read, numbered)
+    )
 
 
 class LabelServer(ThreadingHTTPServer):
@@ -440,6 +463,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     if session.recovered is not None:
         print(f"judge-label: {session.recovered}", file=sys.stderr)
+    for line in session.attention:
+        print(f"judge-label: {line}", file=sys.stderr)
     print(f"Labelling {args.drafts} as {args.annotator}, saving to {labels}")
     print(f"Open {server.url}  (Ctrl-C stops; every saved label is already on disk)", flush=True)
     try:

@@ -30,7 +30,11 @@ class Draft(BaseModel):
     source: NonEmpty = Field(description="where intake read it: file:line of the assistant log")
 
 
-def content_hash(record: Draft | Case) -> str:
+Labelled = Draft | Case
+"""What a label is given to: a draft, or a case of the gold set."""
+
+
+def content_hash(record: Labelled) -> str:
     """The hash of what is labelled; the same for a draft and the case promoted from it."""
     content = record.model_dump(include=set(DRAFT_FIELDS), mode="json")
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -38,6 +38,9 @@ function showProgress(progress) {
   view.progress = progress;
   $("annotator").textContent = `— ${progress.annotator}`;
   $("progress").textContent = `${progress.labelled} of ${progress.total} labelled`;
+  // Labels the server could not tie to their draft: said until each draft is labelled again.
+  $("attention").hidden = progress.attention.length === 0;
+  $("attention-list").replaceChildren(...progress.attention.map((line) => element("li", null, line)));
 }
 
 // The same lines the v3 judge reads: header, provenance, then the passage text.
@@ -78,6 +81,8 @@ function showDraft(shown) {
   $("case").hidden = false;
   $("position").textContent = `Draft ${shown.index + 1} of ${view.progress.total} · ${draft.id}`;
   $("relabel").hidden = !shown.labelled;
+  $("draft-attention").hidden = shown.attention.length === 0;
+  $("draft-attention").replaceChildren(...shown.attention.map((line) => element("li", null, line)));
   $("turns-block").hidden = draft.prior_turns.length === 0;
   $("turns").replaceChildren(...draft.prior_turns.map(turnNode));
   $("passages").replaceChildren(...draft.passages.map(passageNode));
