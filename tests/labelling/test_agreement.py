@@ -10,6 +10,7 @@ from farejudge.labelling.agreement import compare, gold_label
 from farejudge.labelling.agreement_report import main, passes, render_markdown
 from farejudge.labelling.draft_file import write_drafts
 from farejudge.labelling.label_file import append_label, read_labels
+from farejudge.labelling.records import Draft, content_hash
 from tests.support.labels import BOB_SHORTER, DRAFTS, KEY, alice, bob, label
 from tests.support.paths import REPO_ROOT
 
@@ -33,9 +34,8 @@ def test_kappa_and_span_scores_match_the_hand_count() -> None:
 
 
 def test_a_label_of_changed_content_is_stale_not_compared() -> None:
-    changed = DRAFTS[0].model_copy(update={"content_sha256": "0" * 64})
-    stale = label(changed, "bob")
-    agreement = compare(DRAFTS, alice(), [stale, *bob()[1:]], "alice", "bob")
+    drafts = [edited(DRAFTS[0]), *DRAFTS[1:]]
+    agreement = compare(drafts, alice(), bob(), "alice", "bob")
     assert agreement.stale == [DRAFTS[0].id]
     assert len(agreement.pairs) == len(DRAFTS) - 1
 
@@ -93,3 +93,34 @@ def test_a_missing_labels_file_is_named(capsys: pytest.CaptureFixture[str], tmp_
     missing = tmp_path / "nobody.jsonl"
     assert main([str(missing), "--gold", "datasets/cases"]) == 2
     assert capsys.readouterr().err.strip() == f"{missing}: no labels (the file is missing or empty)"
+
+
+def edited(draft: Draft) -> Draft:
+    """`draft` as someone fixing a typo leaves it: new content, its hash redone, its id kept."""
+    changed = draft.model_copy(update={"answer": draft.answer + " (edited)"})
+    return changed.model_copy(update={"content_sha256": content_hash(changed)})
+
+
+def test_a_changed_case_is_told_from_a_damaged_label() -> None:
+    drafts = [edited(DRAFTS[0]), *DRAFTS[1:]]
+    damaged = bob()
+    # One byte of the hash, after the id's digits: the label no longer matches its draft.
+    digest = damaged[1].content_sha256
+    damaged[1] = damaged[1].model_copy(update={"content_sha256": digest[:50] + "x" + digest[51:]})
+    damaged[2] = damaged[2].model_copy(update={"case_id": damaged[2].case_id[:-1] + "x"})
+
+    agreement = compare(drafts, alice(), damaged, "alice", "bob")
+
+    assert agreement.stale == [DRAFTS[0].id]
+    assert [(name, u.label.case_id, u.kind) for name, u in agreement.unmatched] == [
+        ("bob", DRAFTS[1].id, "damaged"),
+        ("bob", DRAFTS[2].id[:-1] + "x", "damaged"),
+    ]
+    assert agreement.only_a == [DRAFTS[2].id]
+    assert len(agreement.pairs) == len(DRAFTS) - 3
+    markdown = render_markdown(agreement, 0.8)
+    assert "stale labels (the case changed since): 1; labels that match no case" in markdown
+    assert (
+        f"- bob, label for `{DRAFTS[1].id}`: its content_sha256 is not a SHA-256, so the label "
+        "was damaged"
+    ) in markdown

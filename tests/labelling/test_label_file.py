@@ -6,7 +6,6 @@ import errno
 import http.client
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -19,7 +18,15 @@ from farejudge.labelling.label_file import append_label, read_labels, recover_to
 from farejudge.labelling.label_server import open_session
 from farejudge.labelling.records import Label
 from tests.support.browser import GUIDE
-from tests.support.label_http import port_of, post_label, request, submission
+from tests.support.label_http import (
+    JUDGE_LABEL,
+    judge_label,
+    port_of,
+    post_label,
+    request,
+    stopped,
+    submission,
+)
 from tests.support.labels import DRAFTS, label
 
 BIG_REASON = "the answer's fare table " * 2100  # about 50 KB on one line, as in the drill
@@ -174,25 +181,6 @@ from farejudge.labelling.label_server import run
 
 sys.exit(run(sys.argv[4:]))
 """
-JUDGE_LABEL = str(Path(sys.executable).parent / "judge-label")
-
-
-def _ctrl_c_reaches_it() -> None:
-    # A shell starts a background job with SIGINT ignored, and a child inherits that: the
-    # suite run as one (`bash .ci/run &`) would send Ctrl-C to a server that cannot hear it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _judge_label(command: list[str], *args: str) -> "subprocess.Popen[str]":
-    return subprocess.Popen(
-        [*command, "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_ctrl_c_reaches_it,
-    )
-
-
 @pytest.mark.subprocess
 def test_judge_label_killed_mid_save_restarts_with_every_saved_label(tmp_path: Path) -> None:
     drafts, labels = tmp_path / "drafts.jsonl", (tmp_path / "labels" / "alice.jsonl").resolve()
@@ -200,7 +188,7 @@ def test_judge_label_killed_mid_save_restarts_with_every_saved_label(tmp_path: P
     marker = tmp_path / "half-written"
     args = ["--drafts", str(drafts), "--annotator", "alice", "--guide", str(GUIDE)]
     stalling = [sys.executable, "-c", STALLING_LABEL_SERVER, str(labels), str(marker), "3"]
-    server = _judge_label(stalling, *args)
+    server = judge_label(stalling, *args)
     try:
         port = port_of(server)
         for draft in DRAFTS[:2]:
@@ -228,17 +216,13 @@ def test_judge_label_killed_mid_save_restarts_with_every_saved_label(tmp_path: P
     torn = labels.read_bytes().split(b"\n")[-1]
     assert 20_000 < len(torn) < 40_000, "the kill left half of the 50 KB line"
 
-    restarted = _judge_label([JUDGE_LABEL], *args)
+    restarted = judge_label([JUDGE_LABEL], *args)
     try:
         port = port_of(restarted)
         status, state = request(port, "GET", "/api/state")
         assert (status, state["labelled"], state["next"]) == (200, 2, 2)
     finally:
-        restarted.send_signal(signal.SIGINT)
-        try:
-            _, err = restarted.communicate(timeout=30)
-        finally:
-            restarted.kill()  # a no-op once it has exited; else it would outlive the suite
+        err = stopped(restarted)
     assert restarted.returncode == 0, err
     (side,) = side_files(labels)
     assert err.splitlines() == [

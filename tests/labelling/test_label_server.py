@@ -21,11 +21,20 @@ import pytest
 
 from farejudge.labelling import label_server
 from farejudge.labelling.draft_file import write_drafts
-from farejudge.labelling.label_file import read_labels
+from farejudge.labelling.label_file import append_label, read_labels
 from farejudge.labelling.label_server import LabelServer, open_session
 from tests.support.browser import GUIDE
-from tests.support.label_http import own_origin, post_label, request, submission
-from tests.support.labels import DRAFTS
+from tests.support.label_http import (
+    JUDGE_LABEL,
+    judge_label,
+    own_origin,
+    port_of,
+    post_label,
+    request,
+    stopped,
+    submission,
+)
+from tests.support.labels import DRAFTS, label
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -280,3 +289,56 @@ def test_a_page_on_another_origin_cannot_save_through_the_browser(
                 time.sleep(0.05)
     assert seen == [(evil, "text/plain")], "the browser sent it, from the other origin"
     assert not labels.exists()
+
+
+def one_byte_changed(text: str, at: int) -> str:
+    """`text` with the character at `at` replaced by another hex digit, as a flipped bit or a
+    careless edit would leave it."""
+    return text[:at] + ("0" if text[at] != "0" else "1") + text[at + 1 :]
+
+
+def damaged_labels(labels: Path) -> list[str]:
+    """A labels file of ten labels, one for each sample draft, two of them damaged after they
+    were saved: the second's content hash and the third's case id, one byte each. The lines
+    judge-label says of them."""
+    given = [label(d, "ana") for d in DRAFTS]
+    hash_damaged = one_byte_changed(DRAFTS[1].content_sha256, 40)
+    id_damaged = one_byte_changed(DRAFTS[2].id, len(DRAFTS[2].id) - 3)
+    given[1] = given[1].model_copy(update={"content_sha256": hash_damaged})
+    given[2] = given[2].model_copy(update={"case_id": id_damaged})
+    for one in given:
+        append_label(labels, one)
+    return [
+        f"{labels}:2: label for {DRAFTS[1].id!r} matches no draft: its content_sha256 is not "
+        "the draft's, which is as intake wrote it, so the label was damaged",
+        f"{labels}:3: label for {id_damaged!r} matches no draft: no case here has this id, "
+        f"and its content hash is {DRAFTS[2].id!r}'s: its case id was damaged",
+    ]
+
+
+@pytest.mark.subprocess
+def test_a_damaged_label_is_named_at_start_kept_and_shown_on_the_page(tmp_path: Path) -> None:
+    drafts, labels = tmp_path / "drafts.jsonl", tmp_path / "labels" / "ana.jsonl"
+    write_drafts(drafts, DRAFTS)
+    said = damaged_labels(labels)
+    before = labels.read_bytes()
+    server = judge_label(
+        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
+    )
+    try:
+        port = port_of(server)
+        state = request(port, "GET", "/api/state")[1]
+        views = [request(port, "GET", f"/api/drafts/{i}")[1] for i in range(3)]
+        # Labelled again, the draft's own label counts and the damaged line is history.
+        assert post_label(port, submission(DRAFTS[1]))[0] == 200
+        after = request(port, "GET", "/api/state")[1]
+    finally:
+        err = stopped(server)
+    assert server.returncode == 0, err
+    assert err.splitlines() == [f"judge-label: {line}" for line in said]
+    assert (state["labelled"], state["next"], state["attention"]) == (8, 1, said)
+    assert [len(view["attention"]) for view in views] == [0, 1, 1]
+    assert views[1]["attention"][0].startswith("Line 2 of your labels file is a label of this")
+    assert views[2]["attention"][0].startswith("Line 3 of your labels file is a label of this")
+    assert (after["labelled"], after["attention"]) == (9, said[1:])
+    assert labels.read_bytes().startswith(before), "the damaged lines are kept as they were"

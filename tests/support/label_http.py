@@ -3,12 +3,16 @@
 import http.client
 import json
 import re
+import signal
 import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from farejudge.labelling.records import Draft
 
 OPEN_LINE = re.compile(r"^Open http://127\.0\.0\.1:(\d+)/")
+JUDGE_LABEL = str(Path(sys.executable).parent / "judge-label")
 
 
 def own_origin(port: int) -> str:
@@ -57,3 +61,30 @@ def port_of(server: "subprocess.Popen[str]") -> int:
         if found := OPEN_LINE.match(line):
             return int(found.group(1))
     raise AssertionError(f"judge-label ended without serving (exit {server.wait()})")
+
+
+def _ctrl_c_reaches_it() -> None:
+    # A shell starts a background job with SIGINT ignored, and a child inherits that: the
+    # suite run as one (`bash .ci/run &`) would send Ctrl-C to a server that cannot hear it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def judge_label(command: list[str], *args: str) -> "subprocess.Popen[str]":
+    """`command` (judge-label, or a stand-in for it) started on a free port, its output piped."""
+    return subprocess.Popen(
+        [*command, "--port", "0", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ctrl_c_reaches_it,
+    )
+
+
+def stopped(server: "subprocess.Popen[str]") -> str:
+    """Stop a judge-label process with Ctrl-C: what it wrote on stderr."""
+    server.send_signal(signal.SIGINT)
+    try:
+        _, err = server.communicate(timeout=30)
+    finally:
+        server.kill()  # a no-op once it has exited; else it would outlive the suite
+    return err
