@@ -17,7 +17,7 @@ import pandas as pd
 from fsspec.core import url_to_fs
 from numpy.typing import NDArray
 
-from farejudge.comparison.logs.headers import Usage, list_logs, read_header
+from farejudge.comparison.logs.headers import INSPECT_FILES, Usage, list_logs, read_header
 from farejudge.comparison.logs.json_stream import array_items, member_items
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, another_task, diagnose
 from farejudge.comparison.logs.workers import map_logs
@@ -209,6 +209,10 @@ def _shard(location: str, value: object) -> Shard | None:
         raise LogsError(f"{location}: its eval metadata's shard: {err}") from err
 
 
+def _inspects_own(location: str) -> bool:
+    return location.replace("\\", "/").rsplit("/", 1)[-1] in INSPECT_FILES
+
+
 def _read_evals(paths: Sequence[str]) -> tuple[pd.DataFrame, list[LeftOut]]:
     """Every log's header, and the files left out: unreadable, or of another task."""
     files = _log_files(paths)
@@ -220,7 +224,10 @@ def _read_evals(paths: Sequence[str]) -> tuple[pd.DataFrame, list[LeftOut]]:
         try:
             record = _header_record(location)
         except READ_ERRORS as err:
-            _leave_out(LeftOut(location, diagnose(location, err, TASK)), named, left_out)
+            why = diagnose(location, err, TASK)
+            if not named and why.settled and _inspects_own(location):
+                continue  # an eval set's record or a listing, as Inspect wrote it
+            _leave_out(LeftOut(location, why), named, left_out)
             continue
         if str(record["task"]).split("/")[-1] == TASK:
             records.append({**record, "named": named})

@@ -6,7 +6,6 @@ because its run is still going or was killed) is read by Inspect, imported only 
 """
 
 import json
-import re
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,9 +26,8 @@ _HEADER = "header.json"
 _START = "_journal/start.json"
 HEADER_MEMBERS = (_HEADER, _START)
 """The members a .eval log's header is read from: a finished run's, or a running one's."""
-# Inspect's rule (its is_log_file): any .eval file, and a .json file only if
-# named like a log (a timestamp first), so eval-set.json and logs.json are not logs.
-_JSON_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*\.json$")
+INSPECT_FILES = frozenset({"eval-set.json", "logs.json", "listing.json"})
+"""The JSON files Inspect itself writes beside logs: an eval set's record and the listings."""
 
 
 def _read_across_frames(original: Any) -> Any:
@@ -75,15 +73,20 @@ class Header:
 
 
 def list_logs(folder: str) -> list[str]:
-    """The logs under `folder`, recursively, newest first, as `list_eval_logs` lists them (a
-    local log by its path, not its file:// URL)."""
+    """The .eval and .json files under `folder`, recursively, newest first (a local log by
+    its path, not its file:// URL).
+
+    Inspect's `list_eval_logs` takes a .json file for a log only when its name starts with a
+    timestamp: a log saved as `v1-run.json` would go unseen, and with it a run. Every .json
+    file is listed here; the caller reads each, and names what is not a log.
+    """
     fs, bare = url_to_fs(folder, skip_instance_cache=False, use_listings_cache=False)
     fs.invalidate_cache(bare)
     files: list[tuple[float, str]] = []
     for _, _, found in fs.walk(bare, detail=True, on_error="raise"):
         for info in found.values():
             name = str(info["name"]).replace("\\", "/").split("/")[-1]
-            if info["type"] == "file" and (name.endswith(".eval") or _JSON_LOG.match(name)):
+            if info["type"] == "file" and name.endswith((".eval", ".json")):
                 files.append((_mtime(info), fs.unstrip_protocol(info["name"])))
     # Stable, like Inspect's sort: logs of the same time keep the order they were walked in.
     files.sort(key=lambda file: file[0], reverse=True)

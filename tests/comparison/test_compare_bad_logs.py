@@ -292,3 +292,68 @@ def test_a_folder_of_bad_files_only_names_each_then_says_nothing_is_left(
         f"judge-compare: error: no judge_groundedness logs in {folder}: each log found is "
         "left out (2)"
     ]
+
+
+# --- files Inspect's own listing skips: a .json log not named like one ----------------------
+
+
+def renamed_json(good: dict[str, Path], folder: Path, name: str = "v1-run.json") -> Path:
+    """The v1 log written as a .json log under a name of the user's: Inspect's listing takes
+    a .json file for a log only when its name starts with a timestamp."""
+    path = folder / name
+    write_eval_log(read_eval_log(str(good["v1"])), str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def with_v1(good: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The good logs and a v1 log that gets one of the two cases v2 got wrong right."""
+    root = tmp_path_factory.mktemp("v1")
+    cases = write_cases(root / "cases.jsonl")
+    v1 = run_version("v1", {"t-silence": "wrong"}, cases, root / "logs")
+    return {**good, "v1": Path(v1.location)}
+
+
+@pytest.mark.slow
+def test_a_log_renamed_beyond_inspects_listing_is_compared(
+    with_v1: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = folder_of(with_v1, tmp_path / "logs")
+    renamed = renamed_json(with_v1, folder)
+    capsys.readouterr()
+
+    code = compare(folder, out=tmp_path / "report")
+
+    err = capsys.readouterr().err
+    assert "left out" not in err
+    md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert f"| v1 | {MODEL} | 5 |" in md, "the renamed v1 log is compared"
+    # v1 got fresh-001 right; v2 broke it, and v3 fixed it again.
+    assert f"v1 → v2 with {MODEL}: 0 fixed, 1 broken of 5 cases" in md
+    assert code == EXIT_OK, err
+
+
+@pytest.mark.slow
+def test_a_json_file_beyond_inspects_listing_that_is_no_whole_log_is_named(
+    with_v1: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = folder_of(with_v1, tmp_path / "logs")
+    cut = renamed_json(with_v1, folder)
+    cut.write_bytes(cut.read_bytes()[:5000])
+    notes = folder / "notes.json"
+    notes.write_text(json.dumps({"note": "v3 looks good"}), encoding="utf-8")
+    # Inspect's own files beside an eval set's logs stay unnamed.
+    (folder / "logs.json").write_text("{}", encoding="utf-8")
+    capsys.readouterr()
+
+    assert compare(folder, out=tmp_path / "report") == EXIT_GATE
+
+    err = capsys.readouterr().err.splitlines()
+    assert sorted(e for e in err if e.startswith("judge-compare: left out ")) == [
+        f"judge-compare: left out {notes}: not a log (a JSON document with no Inspect eval "
+        "spec)",
+        f"judge-compare: left out {cut}: truncated (5,000 bytes, its JSON object not closed: "
+        "cut short, as by a full disk or an interrupted copy)",
+    ]
+    assert "gate: INCOMPLETE (1)" in err
+    assert any(e.startswith(f"  incomplete: {cut} is left out, truncated (") for e in err)
