@@ -216,3 +216,39 @@ def test_an_annotator_labels_stops_resumes_and_the_page_stays_blind_and_local(
     expected.append(_expected(DRAFTS[2], [RANGE_SPAN], "no passage mentions Sundays", []))
     assert _lines(labels) == expected
     assert requested and {urlsplit(url).netloc for url in requested} == {f"127.0.0.1:{port}"}
+
+
+@pytest.mark.browser
+def test_a_label_that_matches_no_draft_is_shown_until_its_draft_is_labelled_again(
+    page: "Page", tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect  # the fixture has skipped when it is missing
+
+    drafts, labels = tmp_path / "drafts.jsonl", tmp_path / "labels" / f"{ANNOTATOR}.jsonl"
+    write_drafts(drafts, DRAFTS)
+    given = _expected(DRAFTS[0], [], "every claim is in P1", [])
+    given |= {"content_sha256": "f" * 64, "labelled_at": "2026-12-01T10:00:00Z"}
+    labels.parent.mkdir()
+    labels.write_text(json.dumps(given) + "\n", encoding="utf-8")
+    banner, here = page.locator("#attention"), page.locator("#draft-attention")
+
+    with running(drafts, labels, ANNOTATOR) as server:
+        page.goto(server.url)
+        expect(page.locator("#progress")).to_have_text("0 of 3 labelled")
+        expect(banner).to_be_visible()
+        expect(banner.locator("li")).to_have_text(
+            f"{labels}:1: label for {DRAFTS[0].id!r} matches no draft: its content hash is not "
+            "the case's: the case changed since, or the label was damaged"
+        )
+        expect(page.locator("#position")).to_contain_text(DRAFTS[0].id)
+        expect(here).to_be_visible()
+        expect(here).to_contain_text("Line 1 of your labels file is a label of this draft")
+
+        page.keyboard.press("g")
+        page.locator("#reason").fill("every claim is in P1")
+        page.locator("#save").click()
+        expect(page.locator("#progress")).to_have_text("1 of 3 labelled")
+        expect(banner).to_be_hidden()
+        expect(here).to_be_hidden()
+
+    assert labels.read_text(encoding="utf-8").startswith(json.dumps(given) + "\n")
