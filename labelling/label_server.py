@@ -9,21 +9,26 @@ disk) before the page hears "saved", so stopping the server loses nothing submit
 again on the same files, it resumes at the first draft without a label.
 
 Only the page itself can save: a POST must come from the server's own origin (its Origin
-header, or its Referer when there is none) and name it in Host. A connection has 10 seconds
-to send its request body, and at most 8 requests are handled at once; more wait their turn.
+header, or its Referer when there is none) and name it in Host. Each connection is served on
+its own, so a slow or stalled client holds up no one else: it has 10 seconds to send its whole
+request, and past 128 connections open at once a new one is answered 503 at once.
 
 Exit status: 0 stopped with Ctrl-C, 2 the input was unusable.
 """
 
 import argparse
 import datetime
+import io
 import json
+import logging
 import re
+import socket
 import sys
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib.resources import files
 from pathlib import Path
@@ -48,6 +53,7 @@ from farejudge.labelling.records import Draft, Label, Span, span_problems
 
 EXIT_OK, EXIT_INPUT = 0, 2
 HOST = "127.0.0.1"
+LOG = logging.getLogger(__name__)
 DEFAULT_GUIDE = DATASETS / "README.md"
 STATIC = files("farejudge.labelling") / "static"
 GUIDE_SECTIONS = ("Labeling guide", "Rule vocabulary")
@@ -56,10 +62,14 @@ GUIDE_SECTIONS = ("Labeling guide", "Rule vocabulary")
 SHOWN_FIELDS = {"id", "question", "prior_turns", "passages", "answer"}
 # A label is a few hundred bytes; anything far larger is not one.
 MAX_BODY = 64 * 1024
-WORKERS = 8
-"""Requests handled at once; the page makes one or two at a time, and more wait their turn."""
+MAX_CONNECTIONS = 128
+"""Connections served at once, each in a thread of its own; the page opens one or two at a
+time. Past this a new connection is answered 503 at once, never queued behind the others."""
 READ_TIMEOUT = 10.0
-"""Seconds a connection has to send a whole request body (and for each read of its head)."""
+"""Seconds a connection has, from when it is accepted, to send its whole request: head and
+body. A client sending it a byte at a time holds its own thread no longer."""
+WRITE_TIMEOUT = 10.0
+"""Seconds each write of an answer may wait for a client that does not read it."""
 ROUTES = {
     "/": ("label.html", "text/html; charset=utf-8"),
     "/label.js": ("label.js", "text/javascript; charset=utf-8"),
@@ -250,24 +260,28 @@ def open_session(drafts: Path, labels: Path, annotator: str, guide: Path) -> Ses
 
 
 class LabelServer(ThreadingHTTPServer):
-    """One thread per request, at most `workers` at once; a connection waits in the listen
-    queue while they are all busy, and each has `read_timeout` seconds to send its body."""
+    """One thread per connection, at most `max_connections` at once: past them a connection
+    is answered 503 and closed at once, so no client waits behind a stalled one. Each has
+    `read_timeout` seconds to send its whole request."""
 
-    # Connections beyond the busy workers wait in the kernel's queue instead of being refused.
+    daemon_threads = True
+    # Connections arriving together wait in the kernel's queue for the accept, not refused.
     request_queue_size = 64
 
     def __init__(
         self,
         port: int,
         session: Session,
-        workers: int = WORKERS,
+        max_connections: int = MAX_CONNECTIONS,
         read_timeout: float = READ_TIMEOUT,
     ) -> None:
         self.session = session
         self.read_timeout = read_timeout
         self.static = {route: (STATIC / name).read_bytes() for route, (name, _) in ROUTES.items()}
-        self._workers = threading.BoundedSemaphore(workers)
-        self._stopping = threading.Event()
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._busy = _answer(
+            503, {"error": f"the labelling server has {max_connections} connections open"}
+        )
         super().__init__((HOST, port), LabelHandler)
 
     @property
@@ -281,11 +295,9 @@ class LabelServer(ThreadingHTTPServer):
         return {f"http://{HOST}:{port}", f"http://localhost:{port}"}
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        # Blocks accepting while every worker is busy; checks for shutdown while it waits.
-        while not self._workers.acquire(timeout=0.25):
-            if self._stopping.is_set():
-                self.shutdown_request(request)
-                return
+        if not self._slots.acquire(blocking=False):
+            self._refuse(request)
+            return
         try:
             super().process_request(request, client_address)
         except Exception:
@@ -293,18 +305,63 @@ class LabelServer(ThreadingHTTPServer):
             # BaseException: a Ctrl-C can land after the start, while this thread waits to
             # hear it began, and a second release would raise ValueError over the Ctrl-C and
             # keep the server serving.
-            self._workers.release()
+            self._slots.release()
             raise
+
+    def _refuse(self, request: socket.socket) -> None:
+        """Answer 503 without reading the request: a few hundred bytes into a new
+        connection's empty send buffer, so the accepting thread never waits on it."""
+        try:
+            request.settimeout(0)
+            request.send(self._busy)
+        except OSError:
+            pass  # the client is gone, or its buffer is full: closing says enough
+        self.shutdown_request(request)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._workers.release()
+            self._slots.release()
 
-    def shutdown(self) -> None:
-        self._stopping.set()
-        super().shutdown()
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hung up or reset its connection is no fault of the server's.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            LOG.debug("%s:%s hung up: %s", *client_address[:2], sys.exc_info()[1])
+            return
+        super().handle_error(request, client_address)
+
+
+def _answer(status: int, body: object) -> bytes:
+    """A whole HTTP/1.0 answer as bytes, with the page's security headers."""
+    data = json.dumps(body).encode()
+    head = [
+        f"HTTP/1.0 {status} {HTTPStatus(status).phrase}",
+        "Content-Type: application/json; charset=utf-8",
+        f"Content-Length: {len(data)}",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in SECURITY_HEADERS.items()),
+    ]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + data
+
+
+class _ByDeadline(io.RawIOBase):
+    """A socket's reading side where each read waits only for the time left until a
+    deadline: a request's head and body together arrive by it, however they trickle in."""
+
+    def __init__(self, connection: socket.socket, deadline: float) -> None:
+        self._connection = connection
+        self._deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive whole in time")
+        self._connection.settimeout(left)
+        return self._connection.recv_into(buffer)
 
 
 class LabelHandler(BaseHTTPRequestHandler):
@@ -312,14 +369,16 @@ class LabelHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        # The socket's timeout bounds each read of the request's head; the body has a deadline.
-        self.connection.settimeout(self.server.read_timeout)
-        self.deadline = time.monotonic() + self.server.read_timeout
+        deadline = time.monotonic() + self.server.read_timeout
+        self.rfile = io.BufferedReader(_ByDeadline(self.connection, deadline))
 
-    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
-        """Quiet: the annotator's terminal shows the URL and errors, not every request."""
+    def log_message(self, format: str, *args: Any) -> None:
+        """To the debug log: the annotator's terminal shows the URL and the server's own
+        errors, not each request, refusal or client that went away."""
+        LOG.debug("%s %s", self.address_string(), format % args)
 
     def _send(self, status: int, content_type: str, body: bytes) -> None:
+        self.connection.settimeout(WRITE_TIMEOUT)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -387,15 +446,10 @@ class LabelHandler(BaseHTTPRequestHandler):
         return self._read(int(length))
 
     def _read(self, length: int) -> bytes:
-        """The body, by the connection's deadline: a client sending it a byte at a time cannot
-        hold a worker for longer."""
+        """The body, by the connection's deadline (`_ByDeadline`)."""
         chunks, left = [], length
         try:
             while left:
-                remaining = self.deadline - time.monotonic()
-                if remaining <= 0:
-                    raise TimeoutError
-                self.connection.settimeout(remaining)
                 chunk = self.rfile.read1(left)
                 if not chunk:
                     raise Rejected(400, f"the body ended {left} bytes short of its Content-Length")
@@ -404,8 +458,6 @@ class LabelHandler(BaseHTTPRequestHandler):
         except TimeoutError:
             seconds = f"{self.server.read_timeout:g}"
             raise Rejected(408, f"the label did not arrive whole within {seconds} s") from None
-        finally:
-            self.connection.settimeout(self.server.read_timeout)
         return b"".join(chunks)
 
     def do_POST(self) -> None:

@@ -319,7 +319,7 @@ def test_a_log_renamed_beyond_inspects_listing_is_compared(
     with_v1: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = folder_of(with_v1, tmp_path / "logs")
-    renamed = renamed_json(with_v1, folder)
+    renamed_json(with_v1, folder)
     capsys.readouterr()
 
     code = compare(folder, out=tmp_path / "report")

@@ -1,5 +1,5 @@
 """judge-label saves only what its own page sends: a POST from any other origin is refused, a
-half-sent body is dropped after the read timeout, and a few workers serve every connection.
+half-sent body is dropped after the read timeout, and a stalled connection holds up no other.
 
 Curl-level requests (http.client, headers exactly as given) and one real cross-origin page in
 headless Chromium.
@@ -9,7 +9,9 @@ import errno
 import http.server
 import json
 import os
+import re
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -158,7 +160,7 @@ def answer_of(sock: socket.socket, timeout: float) -> bytes:
     return received
 
 
-def workers_busy() -> int:
+def threads_serving() -> int:
     return sum("process_request_thread" in t.name for t in threading.enumerate())
 
 
@@ -201,29 +203,27 @@ def test_a_half_sent_body_is_dropped_after_the_read_timeout(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_thirty_half_sent_bodies_hold_a_few_workers_and_a_normal_request_is_served(
-    tmp_path: Path,
-) -> None:
-    with serving(tmp_path, workers=4, read_timeout=1.0) as (server, labels):
+def test_past_the_connection_limit_a_connection_is_answered_503_at_once(tmp_path: Path) -> None:
+    with serving(tmp_path, max_connections=4, read_timeout=1.0) as (server, labels):
         port = server.server_address[1]
-        before = workers_busy()
-        slow = [half_sent(port) for _ in range(30)]
-        peak = 0
-        served: list[int] = []
-        normal = threading.Thread(
-            target=lambda: served.append(post_label(port, submission(DRAFTS[0]))[0])
-        )
-        normal.start()
-        while normal.is_alive():
-            peak = max(peak, workers_busy() - before)
-            time.sleep(0.02)
-        normal.join()
-        dropped = [answer_of(sock, timeout=10) for sock in slow]
-        for sock in slow:
+        before = threads_serving()
+        held = [half_sent(port) for _ in range(4)]
+        time.sleep(0.3)
+        peak = threads_serving() - before
+        started = time.monotonic()
+        with half_sent(port) as sock:
+            refused = answer_of(sock, timeout=10)
+        refused_after = time.monotonic() - started
+        dropped = [answer_of(sock, timeout=10) for sock in held]
+        for sock in held:
             sock.close()
-    assert 1 <= peak <= 4
-    assert served == [200]
+        served = post_label(port, submission(DRAFTS[0]))[0]
+    assert peak == 4
+    assert refused.startswith(b"HTTP/1.0 503 ")
+    assert refused.endswith(b'{"error": "the labelling server has 4 connections open"}')
+    assert refused_after < 0.5, "refused at once, not after the held ones time out"
     assert all(answer.startswith(b"HTTP/1.0 408 ") for answer in dropped)
+    assert served == 200
     assert saved_ids(labels) == [DRAFTS[0].id]
 
 
@@ -342,3 +342,121 @@ def test_a_damaged_label_is_named_at_start_kept_and_shown_on_the_page(tmp_path: 
     assert views[2]["attention"][0].startswith("Line 3 of your labels file is a label of this")
     assert (after["labelled"], after["attention"]) == (9, said[1:])
     assert labels.read_bytes().startswith(before), "the damaged lines are kept as they were"
+
+
+STALLED = 50
+
+
+@pytest.mark.subprocess
+def test_a_normal_request_is_answered_within_a_second_beside_fifty_stalled_connections(
+    tmp_path: Path,
+) -> None:
+    drafts = tmp_path / "drafts.jsonl"
+    write_drafts(drafts, DRAFTS)
+    server = judge_label(
+        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
+    )
+    try:
+        port = port_of(server)
+        stalled = [half_sent(port) for _ in range(STALLED)]
+        time.sleep(0.5)  # every one of them accepted, and holding whatever it holds
+        started = time.monotonic()
+        status, state = request(port, "GET", "/api/state", timeout=120)
+        waited = time.monotonic() - started
+        for sock in stalled:
+            sock.close()
+    finally:
+        err = stopped(server)
+    print(f"GET /api/state beside {STALLED} stalled connections: {waited:.3f} s")
+    assert (status, state["total"]) == (200, len(DRAFTS))
+    assert waited < 1.0
+    assert server.returncode == 0, err
+
+
+def hangs_up(port: int, request_bytes: bytes) -> None:
+    """A client that sends `request_bytes` and resets the connection without waiting."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.sendall(request_bytes)
+    sock.close()
+
+
+@pytest.mark.subprocess
+def test_clients_that_hang_up_print_no_traceback(tmp_path: Path) -> None:
+    drafts = tmp_path / "drafts.jsonl"
+    write_drafts(drafts, DRAFTS)
+    server = judge_label(
+        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
+    )
+    try:
+        port = port_of(server)
+        host = f"Host: 127.0.0.1:{port}\r\n"
+        for _ in range(10):
+            hangs_up(port, f"GET /api/guide HTTP/1.1\r\n{host}\r\n".encode())
+            with half_sent(port) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            with half_sent(port):
+                pass  # closed politely, half-way through its body
+        time.sleep(1)
+        # Still serving.
+        assert request(port, "GET", "/api/state")[0] == 200
+    finally:
+        err = stopped(server)
+    print(f"hang-ups: {err.count('Traceback')} tracebacks, {len(err.splitlines())} lines")
+    assert server.returncode == 0, err
+    assert err == "", err
+
+
+def raw_answer(port: int, data: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.sendall(data)
+        return answer_of(sock, timeout=10)
+
+
+def refusals(port: int) -> dict[str, bytes]:
+    """Requests a page must never save through, as raw bytes: each kind the drills tried."""
+    own = f"Host: 127.0.0.1:{port}\r\nOrigin: {own_origin(port)}\r\n"
+    label_json = json.dumps(submission(DRAFTS[0])).encode()
+    post = f"POST /api/labels HTTP/1.1\r\n{own}Content-Type: application/json\r\n"
+    return {
+        "traversal": f"GET /../labels/ana.jsonl HTTP/1.1\r\n{own}\r\n".encode(),
+        "encoded traversal": f"GET /%2e%2e/drafts.jsonl HTTP/1.1\r\n{own}\r\n".encode(),
+        "foreign host": f"GET /api/state HTTP/1.1\r\nHost: evil.example:{port}\r\n\r\n".encode(),
+        "oversized": f"{post}Content-Length: 10000000\r\n\r\n".encode() + label_json,
+        "chunked": f"{post}Transfer-Encoding: chunked\r\n\r\n".encode()
+        + f"{len(label_json):x}\r\n".encode()
+        + label_json
+        + b"\r\n0\r\n\r\n",
+        "malformed": b"LABEL THIS PLEASE\r\n\r\n",
+        "unknown method": f"PUT /api/labels HTTP/1.1\r\n{own}\r\n".encode(),
+        "not json": f"{post}Content-Length: 5\r\n\r\n{{oops".encode(),
+    }
+
+
+EXPECTED_REFUSALS = {
+    "traversal": 404,
+    "encoded traversal": 404,
+    "foreign host": 403,
+    "oversized": 413,
+    "chunked": 411,
+    "malformed": 400,
+    "unknown method": 501,
+    "not json": 400,
+}
+
+
+def status_of(answer: bytes) -> int:
+    """The status of an answer: its status line's, or for a request line too broken to have
+    a version, the code in the error page the standard library sends without one."""
+    found = re.match(rb"HTTP/1\.0 (\d{3}) ", answer) or re.search(rb"Error code: (\d{3})", answer)
+    assert found, answer
+    return int(found.group(1))
+
+
+def test_each_kind_of_bad_request_is_refused_and_saves_nothing(tmp_path: Path) -> None:
+    with serving(tmp_path) as (server, labels):
+        port = server.server_address[1]
+        answers = {kind: raw_answer(port, data) for kind, data in refusals(port).items()}
+        assert request(port, "GET", "/api/state")[1]["labelled"] == 0
+    assert {kind: status_of(answer) for kind, answer in answers.items()} == EXPECTED_REFUSALS
+    assert not labels.exists()
