@@ -487,7 +487,11 @@ def _parser() -> argparse.ArgumentParser:
         "on 127.0.0.1 only.",
     )
     parser.add_argument("--drafts", type=Path, required=True, help="the drafts file (JSON Lines)")
-    parser.add_argument("--annotator", required=True, help="who labels: goes into every label")
+    parser.add_argument(
+        "--annotator",
+        required=True,
+        help="who labels: goes into every label, and names the labels file (no '/', '\\' or '..')",
+    )
     parser.add_argument(
         "--labels",
         type=Path,
@@ -500,8 +504,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _path_like(name: str) -> bool:
+    """Whether an annotator's name would lead the default labels file out of `labels/`."""
+    return any(part in name for part in ("/", "\\", ".."))
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if _path_like(args.annotator):
+        print(
+            f"judge-label: error: --annotator {args.annotator!r}: give a name, not a path "
+            "(no '/', '\\' or '..')",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
     labels = args.labels or args.drafts.parent / "labels" / f"{args.annotator}.jsonl"
     try:
         session = open_session(args.drafts, labels, args.annotator, args.guide)

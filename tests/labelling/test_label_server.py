@@ -460,3 +460,27 @@ def test_each_kind_of_bad_request_is_refused_and_saves_nothing(tmp_path: Path) -
         assert request(port, "GET", "/api/state")[1]["labelled"] == 0
     assert {kind: status_of(answer) for kind, answer in answers.items()} == EXPECTED_REFUSALS
     assert not labels.exists()
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "team/ana", "ana\\\\bob", ".."])
+def test_an_annotator_name_that_is_a_path_is_refused_in_one_line(
+    tmp_path: Path,
+    name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    drafts = tmp_path / "work" / "drafts.jsonl"
+    drafts.parent.mkdir()
+    write_drafts(drafts, DRAFTS)
+    # Were it to start, it would stop at once: the test is about where it would save.
+    monkeypatch.setattr(LabelServer, "serve_forever", lambda self: None)
+
+    code = label_server.run(["--drafts", str(drafts), "--annotator", name, "--port", "0"])
+
+    said = capsys.readouterr()
+    assert (code, said.out) == (label_server.EXIT_INPUT, "")
+    assert said.err == (
+        f"judge-label: error: --annotator {name!r}: give a name, not a path (no '/', '\\' "
+        "or '..')\n"
+    )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["drafts.jsonl", "work"]
