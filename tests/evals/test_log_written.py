@@ -15,9 +15,12 @@ import pytest
 from inspect_ai.log import EvalError, EvalLog, EvalSpec, read_eval_log
 
 from farejudge.evals.log_written import unwritten, why_unwritten
+from farejudge.testing.synthetic_cases import write_cases
 from tests.support.cli import Run, inspect_eval
 from tests.support.full_disk import full_folder
+from tests.support.json_server import serving
 from tests.support.paths import FIXTURES
+from tests.support.standins.openai_errors import EchoesKey
 
 ENOSPC = "OSError: [Errno 28] No space left on device"
 # Room for the log's first header (about 2 KB) and not for the finished log (about 40 KB).
@@ -133,3 +136,63 @@ def test_inspect_eval_on_a_full_disk_fails_with_one_line(
         assert read_eval_log(str(log), header_only=True).status == "started"
     else:
         assert logs == []
+
+
+# --- a run that judged nothing --------------------------------------------------------------
+
+KEY = "sk-refused-every-time-4d8e1a"
+# name: (options, the key's environment, how the line names where the key came from)
+REFUSED_RUNS = {
+    "stopped by fail_on_error": ([], {"OPENAI_API_KEY": KEY}, "the key in OPENAI_API_KEY"),
+    "fail_on_error=false": (
+        ["-T", "fail_on_error=false"],
+        {"OPENAI_API_KEY": KEY},
+        "the key in OPENAI_API_KEY",
+    ),
+    "key given as -M": (["-M", f"api_key={KEY}"], {}, "the key given as -M api_key"),
+}
+
+
+@pytest.fixture(scope="module")
+def refused_runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Run, Path]]]:
+    """`inspect eval` against a server that refuses the key for every case, as OpenAI does,
+    its output piped to a terminal 80 columns wide."""
+    root = tmp_path_factory.mktemp("refused")
+    cases = root / "cases.jsonl"
+    EchoesKey.refused = frozenset(write_cases(cases, 3))
+    with serving(EchoesKey) as url:
+        done = inspect_eval(
+            [
+                [
+                    *("--model", "openai/gpt-4o-mini", "-T", f"dataset={cases}"),
+                    *options,
+                    *("--log-dir", str(root / name.replace(" ", "-"))),
+                ]
+                for name, (options, _, _) in REFUSED_RUNS.items()
+            ],
+            env={"OPENAI_BASE_URL": url, "OPENAI_API_KEY": "", "COLUMNS": "80"},
+            per_run_env=[key_env for _, key_env, _ in REFUSED_RUNS.values()],
+        )
+    yield {
+        name: (run, root / name.replace(" ", "-"))
+        for name, run in zip(REFUSED_RUNS, done, strict=True)
+    }
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("name", list(REFUSED_RUNS))
+def test_a_run_that_judged_nothing_exits_1_with_one_line(
+    name: str, refused_runs: dict[str, tuple[Run, Path]]
+) -> None:
+    run, log_dir = refused_runs[name]
+    (log,) = log_dir.glob("*.eval")
+    said = REFUSED_RUNS[name][2]
+    line = (
+        "judge_groundedness (openai/gpt-4o-mini): nothing judged: 3 of 3 samples errored, the "
+        f"first with HTTP 401 (AuthenticationError): the provider refused {said}; log: {log}"
+    )
+    assert run.returncode == 1, "\n".join(run.lines)
+    # On stderr, whole, however narrow the terminal.
+    assert line in run.stderr.splitlines(), run.stderr
+    assert line not in run.stdout
+    assert KEY not in run.stdout + run.stderr

@@ -43,8 +43,10 @@ def inspect_eval(
     env: dict[str, str] | None = None,
     timeout: float = 120,
     asleep: bool = False,
+    per_run_env: Sequence[dict[str, str]] | None = None,
 ) -> list[Run]:
-    """`inspect eval evals/judge_groundedness.py <args>` for each args list, in parallel.
+    """`inspect eval evals/judge_groundedness.py <args>` for each args list, in parallel;
+    `env` added to every run's environment, and `per_run_env`'s items each to its own run's.
 
     At most one run per CPU at a time, each with `timeout` seconds of its own: a cold start
     of Inspect is CPU-bound, so more runs at once would only stretch every run towards a
@@ -54,11 +56,11 @@ def inspect_eval(
     (docs/performance.md#tests).
     """
 
-    def one(args: Sequence[str]) -> Run:
+    def one(args: Sequence[str], own_env: dict[str, str]) -> Run:
         done = subprocess.run(
             [INSPECT, "eval", TASK, *args],
             cwd=REPO_ROOT,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, **(env or {}), **own_env},
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -69,7 +71,7 @@ def inspect_eval(
     at_once = len(runs) if asleep else (os.cpu_count() or 1) // workers
     pool = ThreadPoolExecutor(max_workers=max(1, at_once))
     try:
-        return list(pool.map(one, runs))
+        return list(pool.map(one, runs, per_run_env or [{}] * len(runs)))
     finally:
         # After a timeout, the runs not yet started are not worth their minutes.
         pool.shutdown(cancel_futures=True)
