@@ -1,10 +1,11 @@
-"""The task's one-line errors reach the terminal whatever Inspect's display.
+"""The task's one-line errors reach the terminal whatever Inspect's display, on stderr and
+whole.
 
 Inspect's command line prints a PrerequisiteError (an `InputError`, a refused schema, a log
-that could not be written) as its message alone, through rich's global console, and
-`--display none` makes that console quiet: the run exited 1 and said nothing. The handler
-installed here prints such an error on stderr where the console is quiet, and leaves every
-other case to Inspect's.
+that could not be written, a run that judged nothing) as its message alone, through rich's
+global console: on stdout, wrapped at the terminal's width (80 columns when piped), and not at
+all under `--display none`, which makes that console quiet. The handler installed here prints
+such an error on stderr, each line whole, and leaves every other case to Inspect's.
 """
 
 import functools
@@ -12,7 +13,6 @@ import sys
 from collections.abc import Callable
 from types import TracebackType
 
-import rich
 from rich.console import Console
 
 from farejudge.core.inspect_internals import PrerequisiteError
@@ -21,12 +21,12 @@ ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None]
 
 
 def speaking(previous: ExceptHook) -> ExceptHook:
-    """`previous`, except that a PrerequisiteError is printed on stderr where rich is quiet."""
+    """`previous`, except that a PrerequisiteError is printed on stderr, unwrapped."""
 
     def handler(
         kind: type[BaseException], error: BaseException, traceback: TracebackType | None
     ) -> None:
-        if isinstance(error, PrerequisiteError) and rich.get_console().quiet:
+        if isinstance(error, PrerequisiteError):
             # The message is rich markup (escaped where it quotes a path): rendered, not wrapped.
             Console(stderr=True, soft_wrap=True, highlight=False).print(error.message)
             return

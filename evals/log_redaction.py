@@ -58,7 +58,7 @@ class _RedactRecords(logging.Filter):
 _RECORD_FILTER = _RedactRecords()
 
 
-def _task_models() -> list[Model]:
+def task_models() -> list[Model]:
     """The models of the task being started: its own and each role's."""
     models = [get_model()]
     for role in model_roles().values():
@@ -137,7 +137,7 @@ class LogRedaction(Hooks):
     async def on_task_start(self, data: TaskStart) -> None:
         # A key given as `-M api_key=…` is in no environment variable, and Inspect keeps it
         # out of the log's model arguments: the task's models know it.
-        for model in _task_models():
+        for model in task_models():
             if isinstance(model.api.api_key, str):
                 remember("api_key", model.api.api_key)
 

@@ -5,6 +5,8 @@ provider's exception, so Inspect records a sample error (retried by `inspect eva
 whose message names the cause and quotes no credential.
 """
 
+import re
+
 from inspect_ai.model import ModelOutput
 from tenacity import RetryError
 
@@ -16,6 +18,7 @@ __all__ = [
     "JudgeUnreachable",
     "SchemaRejected",
     "describe_provider_error",
+    "outage_cause",
     "prompt_overflow",
     "provider_text",
     "redact_secrets",
@@ -49,9 +52,24 @@ def describe_provider_error(err: BaseException) -> str:
         n = err.last_attempt.attempt_number
         attempts = f" (gave up after {n} attempt{'' if n == 1 else 's'})"
     cause, text, status = provider_text(err)
-    if status is not None and str(status) not in text:
-        text = f"HTTP {status}: {text}"
+    if status is not None:
+        # Always in one place, so a run's end can read it back (`outage_cause`); the SDKs'
+        # own "Error code: 401 - " would only say it twice.
+        text = f"HTTP {status}: {text.removeprefix(f'Error code: {status} - ')}"
     return redact_secrets(f"{type(cause).__name__}: {_one_line(text)}{attempts}")
+
+
+_OUTAGE = re.compile(r"judge unreachable: (?P<kind>\w+): (?:HTTP (?P<status>\d{3}): )?")
+
+
+def outage_cause(message: str) -> tuple[str, int | None] | None:
+    """The exception's name and the HTTP status (None without one) in a sample error that
+    `describe_provider_error` worded; None for any other error."""
+    found = _OUTAGE.match(message)
+    if found is None:
+        return None
+    status = found.group("status")
+    return found.group("kind"), int(status) if status else None
 
 
 def prompt_overflow(output: ModelOutput) -> str | None:
