@@ -1,9 +1,12 @@
-"""A run whose log could not be written is no success (issue 26, finding 1).
+"""A run whose log could not be written, or that judged nothing, is no success (issue 26,
+finding 1; issue 55, findings 4 and 7).
 
 On a full disk Inspect records the failed write in an errored log held in memory, logs one line
 that `--display none` silences, and `inspect eval` exits 0. The task's hook reads each log back
 at the end of the run: `inspect eval` then prints one line naming the log folder and exits 1,
-whatever the display. The disk is a real one: a small tmpfs (tests/support/full_disk.py).
+whatever the display. The disk is a real one: a small tmpfs (tests/support/full_disk.py). A run
+whose every sample errored (a key the provider refused) exits 1 the same way, its line naming
+the model, the HTTP status and where the key came from. Each line is on stderr, unwrapped.
 """
 
 import re
@@ -98,7 +101,8 @@ def full_runs(
             ]
             for name, (_, display) in RUNS.items()
         ]
-        done = inspect_eval(args, env={"COLUMNS": "400"})
+        # As wide as a terminal that is piped: the one line must not wrap.
+        done = inspect_eval(args, env={"COLUMNS": "80"})
         # Yielded before the disks are unmounted: the tests list what each run left.
         yield {name: (run, folders[name] / "logs") for name, run in zip(RUNS, done, strict=True)}
 
@@ -122,13 +126,15 @@ def test_inspect_eval_on_a_full_disk_fails_with_one_line(
     assert run.returncode == 1, "\n".join(run.lines)
     assert "Traceback" not in run.stdout + run.stderr
     held = "cannot be read back" if free == 0 else "holds the run as 'started'"
+    # On stderr, whole, whatever the display.
+    line = [x for x in run.stderr.splitlines() if x.strip()][-1]
+    assert line not in run.stdout
     if display == "none":
-        (line,) = run.lines
-        assert run.stderr.strip() == line
+        assert run.lines == [line]
     else:
-        # Inspect's own line first (its log handler), then ours.
-        line = [x for x in run.lines if not x.startswith("Monitor from another shell")][-1]
-        assert any("encountered an error while starting or writing its log" in x for x in run.lines)
+        # Inspect's own line first (its log handler, wrapped at the terminal's width), then ours.
+        said = " ".join(" ".join(run.lines).split())
+        assert "encountered an error while starting or writing its log" in said
     assert line == expected(log_dir, line, held)
     logs = list(log_dir.glob("*.eval")) if log_dir.exists() else []
     if free:
