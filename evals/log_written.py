@@ -100,7 +100,7 @@ def key_source(api: ModelAPI) -> str:
     return "the key given as -M api_key"
 
 
-def _cause(message: str, keys: str | None) -> str:
+def _error_cause(message: str, keys: str | None) -> str:
     """What a sample error says, short: its HTTP status and exception, and for a refused key
     where that key came from; else the message itself, cut to a line."""
     found = outage_cause(message)
@@ -128,10 +128,10 @@ def why_unjudged(log: EvalLog, errors: Sequence[str], samples: int, keys: str | 
         )
         # An outage's error before a cancellation's: samples in flight when the run stopped
         # are cancelled, and say nothing of why.
-        first = next((error for error in errors if outage_cause(error)), errors[0])
-        cause = f"{len(errors)} of {samples} samples errored, the first with {_cause(first, keys)}"
+        first = _error_cause(next((e for e in errors if outage_cause(e)), errors[0]), keys)
+        cause = f"{len(errors)} of {samples} samples errored, the first with {first}"
     elif log.error is not None:
-        what, cause = "the run stopped on an error", _cause(log.error.message, None)
+        what, cause = "the run stopped on an error", _error_cause(log.error.message, None)
     else:
         what, cause = "nothing judged", "no sample was run"
     return f"{where}: {what}: {cause}; log: {log.location}"
