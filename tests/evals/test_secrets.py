@@ -154,7 +154,9 @@ def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> No
     refused = seen.pop(REFUSED)
     assert refused.startswith("judge unreachable: BadRequestError: ") and "400" in refused
     assert set(seen.values()) == {"None"} and len(seen) == len(ids) - 1
-    assert mockllm_run.returncode == 0, mockllm_run.stdout + mockllm_run.stderr
+    # Every sample errored: nothing was judged, and the command says so.
+    assert mockllm_run.returncode == 1, mockllm_run.stdout + mockllm_run.stderr
+    assert "judge_groundedness (mockllm/model): nothing judged: 4 of 4 samples" in mockllm_run.stderr
     assert all(
         f.startswith("judge unreachable: ValueError") for f in failures(logs["mockllm"]).values()
     )
