@@ -12,7 +12,11 @@ decompressed.
 """
 
 import gzip
+import os
 import re
+import signal
+import subprocess
+import time
 import zipfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -31,9 +35,9 @@ from farejudge.comparison.cli import run as judge_compare
 from farejudge.core.credentials import Redactor, redactor
 from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.testing.synthetic_cases import CASE_ID, gold_reply, write_cases
-from tests.support.cli import inspect_eval
+from tests.support.cli import INSPECT, REPO_ROOT, TASK, Run, inspect_eval
 from tests.support.json_server import JsonHandler, chat_completion, serving
-from tests.support.standins.openai_errors import EchoesKey
+from tests.support.standins.openai_errors import EchoesKey, EchoesKeySlowly
 
 SENTINELS = {
     "OPENAI_API_KEY": "sk-sentinel-openai-5f0d1c9e7a",
@@ -156,7 +160,9 @@ def test_no_key_in_any_file_or_message(tmp_path: Path, openai_server: str) -> No
     assert set(seen.values()) == {"None"} and len(seen) == len(ids) - 1
     # Every sample errored: nothing was judged, and the command says so.
     assert mockllm_run.returncode == 1, mockllm_run.stdout + mockllm_run.stderr
-    assert "judge_groundedness (mockllm/model): nothing judged: 4 of 4 samples" in mockllm_run.stderr
+    assert (
+        "judge_groundedness (mockllm/model): nothing judged: 4 of 4 samples" in mockllm_run.stderr
+    )
     assert all(
         f.startswith("judge unreachable: ValueError") for f in failures(logs["mockllm"]).values()
     )
@@ -340,3 +346,89 @@ def test_a_log_written_in_process_is_rewritten_and_reads_back(
         "Keys: [FAREJUDGE_TEST_TOKEN redacted], [api_key redacted], [client_secret redacted]"
     )
     assert written.eval.model_args["client_secret"] == "[client_secret redacted]"
+
+
+# --- a run killed before its end ------------------------------------------------------------
+
+KILLED_KEY = "sk-killed-run-7c3e9a1b5d42"
+
+
+def killed_run(cases: Path, log_dir: Path, env: dict[str, str]) -> Path:
+    """`inspect eval` with the key in OPENAI_API_KEY, killed (SIGKILL) once its log holds
+    three samples: its log, as the kill left it."""
+    command = [INSPECT, "eval", TASK, "--model", "openai/gpt-4o-mini", "-T", f"dataset={cases}"]
+    command += ["-T", "fail_on_error=false", "--max-connections", "2", "--log-dir", str(log_dir)]
+    run = subprocess.Popen(
+        command,
+        cwd=REPO_ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None:
+            if samples_in(log_dir) >= 3:
+                break
+            time.sleep(0.1)
+        assert run.poll() is None, f"the run ended by itself (exit {run.returncode})"
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait()
+    (log,) = log_dir.glob("*.eval")
+    return log
+
+
+def samples_in(log_dir: Path) -> int:
+    """Samples in the one .eval log under `log_dir` (0 while there is none, or it is being
+    written and cannot be read)."""
+    for log in log_dir.glob("*.eval"):
+        try:
+            with zipfile.ZipFile(log) as archive:
+                return sum(name.startswith("samples/") for name in archive.namelist())
+        except (OSError, zipfile.BadZipFile):
+            return 0
+    return 0
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("then", ["the next run", "eval-retry"])
+def test_a_killed_run_leaves_no_key_on_disk_once_another_run_ends(
+    tmp_path: Path, then: str
+) -> None:
+    cases = tmp_path / "cases.jsonl"
+    ids = write_cases(cases, 40)
+    written = tmp_path / "written"
+    for folder in ("home", "tmp"):
+        (written / folder).mkdir(parents=True)
+    env = {"OPENAI_API_KEY": KILLED_KEY, **written_to(written)}
+    EchoesKeySlowly.refused = frozenset(ids[::2])
+    EchoesKeySlowly.keys = []
+    with serving(EchoesKeySlowly) as url:
+        env["OPENAI_BASE_URL"] = url
+        killed = killed_run(cases, written / "logs", env)
+        left = key_counts(written, [KILLED_KEY])
+        assert any(name.startswith(f"{killed}!samples/") for name in left), left
+        assert any("/samplebuffer/" in name for name in left), left
+        if then == "the next run":
+            # Another run into the same folder, of one case the server answers.
+            (one,) = [line for line in cases.read_text().splitlines() if ids[1] in line]
+            (tmp_path / "one.jsonl").write_text(one + "\n", encoding="utf-8")
+            args = ["--model", "openai/gpt-4o-mini", "-T", f"dataset={tmp_path / 'one.jsonl'}"]
+            (run,) = inspect_eval([[*args, "--log-dir", str(written / "logs")]], env=env)
+        else:
+            retry = [INSPECT, "eval-retry", str(killed), "--log-dir", str(written / "retried")]
+            done = subprocess.run(
+                retry, cwd=REPO_ROOT, env={**os.environ, **env}, capture_output=True, text=True
+            )
+            run = Run(done.returncode, done.stdout, done.stderr)
+    assert run.returncode == 0, "\n".join(run.lines)
+    assert key_counts(written, [KILLED_KEY], [("output", run.stdout + run.stderr)]) == {}
+    # The killed log still reads, its refusals with the key shown by its name.
+    log = read_eval_log(str(killed))
+    refused = [s for s in log.samples or [] if s.error]
+    assert refused and all(REDACTED_REFUSAL.search(s.error.message) for s in refused)
+    if then == "eval-retry":
+        (retried,) = (written / "retried").glob("*.eval")
+        done_log = read_eval_log(str(retried))
+        assert len(done_log.samples or []) == len(ids)

@@ -6,6 +6,7 @@ an Inspect run writes. It judges synthetic cases: the refused ones get the 401, 
 gold's verdict, so a run both fails and scores.
 """
 
+import time
 from typing import Any, ClassVar
 
 from farejudge.testing.synthetic_cases import CASE_ID, gold_reply
@@ -45,3 +46,14 @@ class EchoesKey(JsonHandler):
         else:
             reply = chat_completion(request["model"], gold_reply(case_id), completion_tokens=60)
             self.send_json(200, reply)
+
+
+class EchoesKeySlowly(EchoesKey):
+    """`EchoesKey`, each answer `delay` seconds late: a run that is still going when a test
+    kills it, with some samples already in its log."""
+
+    delay: ClassVar[float] = 0.3
+
+    def do_POST(self) -> None:
+        time.sleep(EchoesKeySlowly.delay)
+        super().do_POST()
