@@ -43,7 +43,13 @@ class Redactor:
         ordered = sorted(self._names, key=len, reverse=True)
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
         # As a file holds each: JSON escapes quotes and backslashes, and may escape non-ASCII.
-        written = {form.encode() for value in ordered for form in _json_forms(value)}
+        self._written = {
+            form.encode(): f"[{self._names[value]} redacted]".encode()
+            for value in ordered
+            for form in _json_forms(value)
+        }
+        # Longest first, as above.
+        written = sorted(self._written, key=len, reverse=True)
         self._bytes = re.compile(b"|".join(map(re.escape, written))) if written else None
 
     def __bool__(self) -> bool:
@@ -58,6 +64,19 @@ class Redactor:
     def found_in(self, data: bytes) -> bool:
         """Whether the bytes of a text file, JSON included, hold any of the credentials."""
         return self._bytes is not None and self._bytes.search(data) is not None
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """The bytes of a text file, JSON included, with every credential replaced by its
+        name, as written text holds it: the replacement needs no escaping in JSON."""
+        if self._bytes is None:
+            return data
+        return self._bytes.sub(lambda found: self._written[found.group()], data)
+
+    @property
+    def written(self) -> dict[str, str]:
+        """Each credential as a file may hold it (as is, or escaped as JSON writes it), and
+        what replaces it there."""
+        return {form.decode(): name.decode() for form, name in self._written.items()}
 
 
 def _json_forms(value: str) -> set[str]:

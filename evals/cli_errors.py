@@ -11,6 +11,7 @@ such an error on stderr, each line whole, and leaves every other case to Inspect
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import TracebackType
 
 from rich.console import Console
@@ -18,6 +19,14 @@ from rich.console import Console
 from farejudge.core.inspect_internals import PrerequisiteError
 
 ExceptHook = Callable[[type[BaseException], BaseException, TracebackType | None], None]
+
+
+def inspect_command() -> list[str]:
+    """The `inspect` command this process runs and its arguments (`["eval-retry", LOG]`); []
+    where the process is not Inspect's command line (the Python API, `judge-matrix`)."""
+    program = Path(sys.argv[0])
+    inspect_cli = program.stem == "inspect" or program.parts[-2:] == ("inspect_ai", "__main__.py")
+    return sys.argv[1:] if inspect_cli else []
 
 
 def speaking(previous: ExceptHook) -> ExceptHook:

@@ -9,7 +9,9 @@ sent puts that key there, and Inspect has no filter for either. These hooks
 - redact every record of Inspect's log handler (the trace log, the terminal) as it is
   emitted;
 - rewrite each log the run wrote, once it ends, with every credential replaced by its name:
-  both formats, every part (samples, events, attachments, errors, model arguments).
+  both formats, every part (samples, events, attachments, errors, model arguments);
+- redact what a run killed before its end left: its sample buffer as this run starts, its log
+  as this run ends (`killed_runs`).
 
 Inspect's `override_api_key` hook would see every key too, but implementing it makes Inspect
 retry every authentication failure without end. The task installs the hooks as it is created
@@ -28,6 +30,8 @@ from inspect_ai.model import Model, get_model, model_roles
 from pydantic import BaseModel
 
 from farejudge.core.credentials import Redactor, is_secret_name, redactor, remember
+from farejudge.evals.cli_errors import inspect_command
+from farejudge.evals.killed_runs import redact_buffers, redact_killed_logs
 
 
 class _RedactRecords(logging.Filter):
@@ -148,10 +152,28 @@ class LogRedaction(Hooks):
             for handler in logging.getLogger(name).handlers:
                 if _RECORD_FILTER not in handler.filters:
                     handler.addFilter(_RECORD_FILTER)
+        # What a killed run left in Inspect's sample buffer: no log folder is needed to find it.
+        redact_buffers(redactor())
 
     async def on_run_end(self, data: RunEnd) -> None:
         for log in data.logs:
             await redact_log(log)
+        # What a killed run left beside this run's logs, or beside the log `inspect eval-retry`
+        # resumed (whose run writes its log elsewhere): its log. The keys given to this run's
+        # models are known by now.
+        redact = redactor()
+        folders = [Path(log.location).parent for log in data.logs if "://" not in log.location]
+        redact_killed_logs([*folders, *_retried_folders()], redact)
+        redact_buffers(redact)
+
+
+def _retried_folders() -> list[Path]:
+    """The folders of the logs `inspect eval-retry` was given; none under any other command."""
+    command = inspect_command()
+    if command[:1] != ["eval-retry"]:
+        return []
+    logs = (Path(arg) for arg in command[1:] if arg.endswith((".eval", ".json")))
+    return [log.resolve().parent for log in logs if log.is_file()]
 
 
 @functools.cache

@@ -17,9 +17,7 @@ and its eval set fails on an errored log by itself.
 
 import functools
 import os
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from inspect_ai.hooks import Hooks, RunEnd, TaskStart, hooks
 from inspect_ai.log import (
@@ -33,6 +31,7 @@ from inspect_ai.util import LimitExceededError
 from rich.markup import escape
 
 from farejudge.core.inspect_internals import PrerequisiteError
+from farejudge.evals.cli_errors import inspect_command
 from farejudge.evals.log_redaction import task_models
 from farejudge.evals.provider_errors import outage_cause
 
@@ -147,9 +146,7 @@ async def _unjudged_async(log: EvalLog, keys: dict[str, str]) -> str | None:
 
 def _silent_command() -> bool:
     """Whether this process is one of the `inspect` commands that exit 0 whatever the logs say."""
-    program = Path(sys.argv[0])
-    inspect_cli = program.stem == "inspect" or program.parts[-2:] == ("inspect_ai", "__main__.py")
-    return inspect_cli and sys.argv[1:2] in _SILENT_COMMANDS
+    return inspect_command()[:1] in _SILENT_COMMANDS
 
 
 # Both bases keep what Inspect prints in `message`, here a str (PrerequisiteError allows any rich

@@ -17,10 +17,10 @@ from typing import Any
 
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
-from farejudge.labelling.agreement import Agreement, Labelled, Pair, compare, gold_label
+from farejudge.labelling.agreement import Agreement, Pair, compare, gold_label
 from farejudge.labelling.draft_file import read_drafts, write_atomic
 from farejudge.labelling.label_file import read_labels
-from farejudge.labelling.records import Label
+from farejudge.labelling.records import Label, Labelled
 
 DEFAULT_MIN_KAPPA = 0.8
 

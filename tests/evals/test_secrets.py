@@ -35,7 +35,7 @@ from farejudge.comparison.cli import run as judge_compare
 from farejudge.core.credentials import Redactor, redactor
 from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.testing.synthetic_cases import CASE_ID, gold_reply, write_cases
-from tests.support.cli import INSPECT, REPO_ROOT, TASK, Run, inspect_eval
+from tests.support.cli import INSPECT, REPO_ROOT, TASK, inspect_eval
 from tests.support.json_server import JsonHandler, chat_completion, serving
 from tests.support.standins.openai_errors import EchoesKey, EchoesKeySlowly
 
@@ -295,6 +295,9 @@ def test_a_redactor_keeps_the_text_around_each_credential() -> None:
     assert not redact.found_in(b"sk-abc-1234567")
     # As JSON writes it: a quote in the key is escaped in the file.
     assert Redactor({'sk-"quoted"-key': "K"}).found_in(b'"sk-\\"quoted\\"-key"')
+    # Replaced in a file's bytes as written there, so the JSON around it stays valid.
+    quoted = Redactor({'sk-"quoted"-key': "K"})
+    assert quoted.redact_bytes(b'{"m": "sk-\\"quoted\\"-key"}') == b'{"m": "[K redacted]"}'
 
 
 def test_short_values_and_harmless_names_are_not_credentials(
@@ -402,8 +405,8 @@ def test_a_killed_run_leaves_no_key_on_disk_once_another_run_ends(
     for folder in ("home", "tmp"):
         (written / folder).mkdir(parents=True)
     env = {"OPENAI_API_KEY": KILLED_KEY, **written_to(written)}
-    EchoesKeySlowly.refused = frozenset(ids[::2])
-    EchoesKeySlowly.keys = []
+    EchoesKey.refused = frozenset(ids[::2])
+    EchoesKey.keys = []
     with serving(EchoesKeySlowly) as url:
         env["OPENAI_BASE_URL"] = url
         killed = killed_run(cases, written / "logs", env)
@@ -416,19 +419,19 @@ def test_a_killed_run_leaves_no_key_on_disk_once_another_run_ends(
             (tmp_path / "one.jsonl").write_text(one + "\n", encoding="utf-8")
             args = ["--model", "openai/gpt-4o-mini", "-T", f"dataset={tmp_path / 'one.jsonl'}"]
             (run,) = inspect_eval([[*args, "--log-dir", str(written / "logs")]], env=env)
-        else:
-            retry = [INSPECT, "eval-retry", str(killed), "--log-dir", str(written / "retried")]
-            done = subprocess.run(
-                retry, cwd=REPO_ROOT, env={**os.environ, **env}, capture_output=True, text=True
-            )
-            run = Run(done.returncode, done.stdout, done.stderr)
-    assert run.returncode == 0, "\n".join(run.lines)
-    assert key_counts(written, [KILLED_KEY], [("output", run.stdout + run.stderr)]) == {}
-    # The killed log still reads, its refusals with the key shown by its name.
-    log = read_eval_log(str(killed))
-    refused = [s for s in log.samples or [] if s.error]
-    assert refused and all(REDACTED_REFUSAL.search(s.error.message) for s in refused)
-    if then == "eval-retry":
-        (retried,) = (written / "retried").glob("*.eval")
-        done_log = read_eval_log(str(retried))
-        assert len(done_log.samples or []) == len(ids)
+            assert run.returncode == 0, "\n".join(run.lines)
+            assert key_counts(written, [KILLED_KEY], [("output", run.stdout + run.stderr)]) == {}
+            # The killed log still reads, its refusals with the key shown by its name.
+            log = read_eval_log(str(killed))
+            refused = [s.error.message for s in log.samples or [] if s.error]
+            assert refused and all(REDACTED_REFUSAL.search(message) for message in refused)
+        # Resumed, redacted or not, the killed run judges every case once.
+        retry = [INSPECT, "eval-retry", str(killed), "--log-dir", str(written / "retried")]
+        done = subprocess.run(
+            retry, cwd=REPO_ROOT, env={**os.environ, **env}, capture_output=True, text=True
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert key_counts(written, [KILLED_KEY], [("output", done.stdout + done.stderr)]) == {}
+    (retried,) = (written / "retried").glob("*.eval")
+    samples = read_eval_log(str(retried)).samples or []
+    assert sorted(str(s.id) for s in samples) == sorted(ids)
