@@ -490,7 +490,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--annotator",
         required=True,
-        help="who labels: goes into every label, and names the labels file (no '/', '\\' or '..')",
+        help="who labels: goes into every label and names the labels file (a name, not a path)",
     )
     parser.add_argument(
         "--labels",
