@@ -38,7 +38,8 @@ class Unmatched:
     """A label that matches no case as it is written."""
 
     line: int
-    """Its line in the labels file (0 where the labels were not read from one)."""
+    """Its line in the labels file (its place in the list, where the labels were not read
+    from a file)."""
     label: Label
     kind: Kind
     why: str

@@ -12,6 +12,7 @@ import os
 import re
 import socket
 import struct
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -291,6 +292,16 @@ def test_a_page_on_another_origin_cannot_save_through_the_browser(
     assert not labels.exists()
 
 
+def judge_label_on_drafts(folder: Path) -> "subprocess.Popen[str]":
+    """The real judge-label over the sample drafts in `folder`, as "ana" (labels in
+    `folder/labels/ana.jsonl`), on a free port."""
+    drafts = folder / "drafts.jsonl"
+    write_drafts(drafts, DRAFTS)
+    return judge_label(
+        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
+    )
+
+
 def one_byte_changed(text: str, at: int) -> str:
     """`text` with the character at `at` replaced by another hex digit, as a flipped bit or a
     careless edit would leave it."""
@@ -318,13 +329,10 @@ def damaged_labels(labels: Path) -> list[str]:
 
 @pytest.mark.subprocess
 def test_a_damaged_label_is_named_at_start_kept_and_shown_on_the_page(tmp_path: Path) -> None:
-    drafts, labels = tmp_path / "drafts.jsonl", tmp_path / "labels" / "ana.jsonl"
-    write_drafts(drafts, DRAFTS)
+    labels = tmp_path / "labels" / "ana.jsonl"
     said = damaged_labels(labels)
     before = labels.read_bytes()
-    server = judge_label(
-        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
-    )
+    server = judge_label_on_drafts(tmp_path)
     try:
         port = port_of(server)
         state = request(port, "GET", "/api/state")[1]
@@ -351,11 +359,7 @@ STALLED = 50
 def test_a_normal_request_is_answered_within_a_second_beside_fifty_stalled_connections(
     tmp_path: Path,
 ) -> None:
-    drafts = tmp_path / "drafts.jsonl"
-    write_drafts(drafts, DRAFTS)
-    server = judge_label(
-        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
-    )
+    server = judge_label_on_drafts(tmp_path)
     try:
         port = port_of(server)
         stalled = [half_sent(port) for _ in range(STALLED)]
@@ -383,11 +387,7 @@ def hangs_up(port: int, request_bytes: bytes) -> None:
 
 @pytest.mark.subprocess
 def test_clients_that_hang_up_print_no_traceback(tmp_path: Path) -> None:
-    drafts = tmp_path / "drafts.jsonl"
-    write_drafts(drafts, DRAFTS)
-    server = judge_label(
-        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
-    )
+    server = judge_label_on_drafts(tmp_path)
     try:
         port = port_of(server)
         host = f"Host: 127.0.0.1:{port}\r\n"
