@@ -137,7 +137,8 @@ def why_unjudged(log: EvalLog, errors: Sequence[str], samples: int, keys: str | 
 
 
 async def _unjudged_async(log: EvalLog, keys: dict[str, str]) -> str | None:
-    if log.status == "success" and log.results and log.results.completed_samples:
+    judged = log.results.completed_samples if log.results else 0
+    if log.status not in ("success", "error") or (log.status == "success" and judged):
         return None
     summaries = await read_eval_log_sample_summaries_async(log.location)
     errors = [summary.error for summary in summaries if summary.error]

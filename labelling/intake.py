@@ -162,7 +162,8 @@ class IntakeResult:
     already_drafted: int = 0
     """Records whose content is in the drafts file already, or earlier in the logs."""
     lengthened: Lines = field(default_factory=Lines)
-    """Where each record whose id another draft holds was (file:line → the id it got)."""
+    """Each record whose id another draft holds: where it was, the id, and the longer id it
+    was drafted under."""
 
     def close(self) -> None:
         self.gold_duplicates.close()

@@ -264,7 +264,6 @@ class LabelServer(ThreadingHTTPServer):
     is answered 503 and closed at once, so no client waits behind a stalled one. Each has
     `read_timeout` seconds to send its whole request."""
 
-    daemon_threads = True
     # Connections arriving together wait in the kernel's queue for the accept, not refused.
     request_queue_size = 64
 

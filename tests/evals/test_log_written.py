@@ -15,9 +15,9 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from inspect_ai.log import EvalError, EvalLog, EvalSpec, read_eval_log
+from inspect_ai.log import EvalError, EvalLog, EvalResults, EvalSpec, read_eval_log
 
-from farejudge.evals.log_written import unwritten, why_unwritten
+from farejudge.evals.log_written import unwritten, why_unjudged, why_unwritten
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.cli import Run, inspect_eval
 from tests.support.full_disk import full_folder
@@ -146,6 +146,26 @@ def test_inspect_eval_on_a_full_disk_fails_with_one_line(
 
 
 # --- a run that judged nothing --------------------------------------------------------------
+
+
+def test_a_run_stopped_on_errored_samples_is_one_line_with_what_it_judged() -> None:
+    log = EvalLog.model_construct(
+        status="error",
+        eval=EvalSpec.model_construct(task="judge_groundedness", model="openai/gpt-4o-mini"),
+        results=EvalResults.model_construct(completed_samples=5),
+        error=None,
+        location="/data/logs/run.eval",
+    )
+    # The samples in flight when the run stopped were cancelled: the outage is the cause.
+    errors = ["CancelledError()", "judge unreachable: InternalServerError: HTTP 500: down"]
+    assert why_unjudged(log, errors, 10, "the key in OPENAI_API_KEY") == (
+        "judge_groundedness (openai/gpt-4o-mini): the run stopped on errored samples (5 judged): "
+        "2 of 10 samples errored, the first with HTTP 500 (InternalServerError); "
+        "log: /data/logs/run.eval"
+    )
+    # Some judged and the run ended as it should: its errored samples are eval-retry's.
+    assert why_unjudged(log.model_copy(update={"status": "success"}), errors, 10, None) is None
+
 
 KEY = "sk-refused-every-time-4d8e1a"
 # name: (options, the key's environment, how the line names where the key came from)
