@@ -20,12 +20,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from farejudge.labelling import label_server
-from farejudge.labelling.draft_file import write_drafts
 from farejudge.labelling.label_file import read_labels
 from farejudge.labelling.label_server import LabelServer, open_session
 from tests.support.browser import GUIDE
 from tests.support.label_http import own_origin, post_label, request, submission
-from tests.support.labels import DRAFTS
+from tests.support.labels import DRAFTS, write_drafts
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
