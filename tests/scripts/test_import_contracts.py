@@ -18,6 +18,7 @@ PROJECT_CONFIG = REPO_ROOT / "pyproject.toml"
 PLANTED = [
     ("core/escaping.py", "import farejudge.comparison.cli", "Layers: the stages above"),
     ("scorers/claims.py", "import farejudge.evals.render", "Layers: the stages above"),
+    ("providers/capabilities.py", "import farejudge.scorers.graded", "Layers: the stages above"),
     ("comparison/logs/frame.py", "import farejudge.comparison.cases", "The comparison's stages"),
     (
         "comparison/stats/bootstrap.py",
