@@ -6,48 +6,14 @@ import math
 
 import pytest
 
-from farejudge.comparison.deploy.candidates import DeployOptions
-from farejudge.comparison.deploy.frontier import Quality
-from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.deploy.sections import NOTHING_TO_CHOOSE
 from farejudge.comparison.document import markdown
-from farejudge.comparison.report.build import Report, build_report
+from farejudge.comparison.report.build import Report
 from farejudge.comparison.report.sections import sections
-from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.stats.intervals import mcnemar_exact
 from farejudge.comparison.verdicts.gate import evaluate
-from tests.support.frame_rows import row, runs
-
-
-def case_rows(
-    model: str,
-    wrong: set[int],
-    cost: float = math.nan,
-    seconds: float = math.nan,
-    n: int = 20,
-    failed: frozenset[int] = frozenset(),
-) -> list[dict[str, object]]:
-    """Cases x-0..x-(n-1), the even ones gold ungrounded; the judge wrong on `wrong`."""
-    return [
-        row(
-            f"x-{k}",
-            k % 2 == 0,
-            (k % 2 == 0) != (k in wrong),
-            version="v3",
-            model=model,
-            failure=int(k in failed),
-            cost=cost,
-            working_time=seconds + k / 1000,
-        )
-        for k in range(n)
-    ]
-
-
-def report_of(
-    rows: list[dict[str, object]], quality: Quality = "balanced_accuracy", **bounds: float
-) -> Report:
-    options = DeployOptions(quality=quality, constraints=Constraints(**bounds))
-    return build_report(runs(rows), Resampling(200), deploy=options)
+from tests.support.deploy_rows import case_rows, report_of
+from tests.support.frame_rows import row
 
 
 def deploy_text(report: Report) -> str:

@@ -1,51 +1,15 @@
 """decision.json: its schema, undefined figures as null, and a deployment with no candidate."""
 
 import json
-import math
 
 import jsonschema
 
-from farejudge.comparison.deploy.candidates import Deployment, DeployOptions
+from farejudge.comparison.deploy.candidates import Deployment
 from farejudge.comparison.deploy.decision import Decision, decision
-from farejudge.comparison.deploy.frontier import (
-    Quality,
-)
 from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.deploy.sections import deploy_sections
-from farejudge.comparison.report.build import Report, build_report
 from farejudge.comparison.stats.bootstrap import Resampling
-from tests.support.frame_rows import row, runs
-
-
-def case_rows(
-    model: str,
-    wrong: set[int],
-    cost: float = math.nan,
-    seconds: float = math.nan,
-    n: int = 20,
-    failed: frozenset[int] = frozenset(),
-) -> list[dict[str, object]]:
-    """Cases x-0..x-(n-1), the even ones gold ungrounded; the judge wrong on `wrong`."""
-    return [
-        row(
-            f"x-{k}",
-            k % 2 == 0,
-            (k % 2 == 0) != (k in wrong),
-            version="v3",
-            model=model,
-            failure=int(k in failed),
-            cost=cost,
-            working_time=seconds + k / 1000,
-        )
-        for k in range(n)
-    ]
-
-
-def report_of(
-    rows: list[dict[str, object]], quality: Quality = "balanced_accuracy", **bounds: float
-) -> Report:
-    options = DeployOptions(quality=quality, constraints=Constraints(**bounds))
-    return build_report(runs(rows), Resampling(200), deploy=options)
+from tests.support.deploy_rows import case_rows, report_of
 
 
 def test_decision_matches_its_schema_with_undefined_figures_as_null() -> None:

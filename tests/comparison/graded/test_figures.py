@@ -12,25 +12,7 @@ from farejudge.comparison.graded import figures
 from farejudge.comparison.graded.figures import graded_figures
 from farejudge.comparison.stats import bootstrap
 from farejudge.comparison.stats.bootstrap import Resampling
-
-
-def _scripted(kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """144 cases (the gold set's size), about 40 % ungrounded, scores of one kind."""
-    rng = np.random.default_rng(seed)
-    gold = (rng.random(144) < 0.4).astype(float)
-    signal = np.clip(0.35 * gold + 0.65 * rng.random(144), 0, 1)
-    scores = {
-        "continuous": signal,
-        # Ties within and across classes.
-        "tenths": np.round(signal, 1),
-        # The share of three epochs saying ungrounded.
-        "three epochs": np.round(signal * 3) / 3,
-        # One epoch: the verdict itself.
-        "verdict": np.round(signal),
-        "constant": np.full(144, 0.5),
-    }
-    return gold, scores[kind]
-
+from tests.support.graded_rows import scripted_scores
 
 KINDS = ["continuous", "tenths", "three epochs", "verdict", "constant"]
 
@@ -38,7 +20,7 @@ KINDS = ["continuous", "tenths", "three epochs", "verdict", "constant"]
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_auc_average_precision_and_brier_are_scikit_learns(kind: str, seed: int) -> None:
-    gold, score = _scripted(kind, seed)
+    gold, score = scripted_scores(kind, seed)
     f = graded_figures(gold, score, Resampling(50, 0))
     assert f.auc.estimate == pytest.approx(roc_auc_score(gold, score), abs=1e-9)
     assert f.average_precision.estimate == pytest.approx(
@@ -51,7 +33,7 @@ def test_auc_average_precision_and_brier_are_scikit_learns(kind: str, seed: int)
 def test_the_curves_are_scikit_learns(kind: str) -> None:
     from sklearn.metrics import precision_recall_curve, roc_curve
 
-    gold, score = _scripted(kind, 3)
+    gold, score = scripted_scores(kind, 3)
     curves = graded_figures(gold, score, Resampling(10, 0)).curves
     fpr, tpr, _ = roc_curve(gold, score, drop_intermediate=False)
     np.testing.assert_allclose(curves.false_positive_rate, fpr, atol=1e-12)
@@ -152,7 +134,7 @@ TOLERANCE = 1e-12
 
 
 def test_intervals_do_not_depend_on_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    gold, score = _scripted("tenths", 4)
+    gold, score = scripted_scores("tenths", 4)
     whole = _leaves(graded_figures(gold, score, Resampling(300, 5)))
     monkeypatch.setattr(bootstrap, "CHUNK_DRAWS", 144 * 7)
     blocks = _leaves(graded_figures(gold, score, Resampling(300, 5)))

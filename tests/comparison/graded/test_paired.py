@@ -15,25 +15,7 @@ from farejudge.comparison.graded.paired import (
     paired_brier,
 )
 from farejudge.comparison.stats.bootstrap import Resampling
-
-
-def _scripted(kind: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """144 cases (the gold set's size), about 40 % ungrounded, scores of one kind."""
-    rng = np.random.default_rng(seed)
-    gold = (rng.random(144) < 0.4).astype(float)
-    signal = np.clip(0.35 * gold + 0.65 * rng.random(144), 0, 1)
-    scores = {
-        "continuous": signal,
-        # Ties within and across classes.
-        "tenths": np.round(signal, 1),
-        # The share of three epochs saying ungrounded.
-        "three epochs": np.round(signal * 3) / 3,
-        # One epoch: the verdict itself.
-        "verdict": np.round(signal),
-        "constant": np.full(144, 0.5),
-    }
-    return gold, scores[kind]
-
+from tests.support.graded_rows import scripted_scores
 
 # R pROC's aSAH data set (Turck et al. 2010, Intensive Care Medicine 36(1):107-115; shipped
 # with pROC as data(aSAH)): 113 patients, outcome "Poor" as the positive class (41), and the
@@ -113,7 +95,7 @@ def test_delong_matches_r_proc_roc_test_on_asah(
 
 def test_delong_variance_equals_the_pairwise_definition() -> None:
     """The structural components by their definition, comparing every positive-negative pair."""
-    gold, a = _scripted("tenths", 8)
+    gold, a = scripted_scores("tenths", 8)
     b = np.round(np.clip(a + np.random.default_rng(9).normal(0, 0.2, 144), 0, 1), 1)
     scores = np.vstack([a, b])
     pos, neg = scores[:, gold == 1], scores[:, gold == 0]
@@ -126,7 +108,7 @@ def test_delong_variance_equals_the_pairwise_definition() -> None:
 
 
 def test_identical_scores_are_no_change() -> None:
-    gold, score = _scripted("tenths", 0)
+    gold, score = scripted_scores("tenths", 0)
     found = delong_test(gold, score, score.copy())
     assert (found.change.estimate, found.z, found.p_value) == (0.0, 0.0, 1.0)
     assert math.isnan(auc_detectable_change(found.sd))
@@ -144,7 +126,7 @@ def test_detectable_auc_change_has_the_power_it_claims() -> None:
 
 
 def test_paired_brier_change_and_its_test() -> None:
-    gold, before = _scripted("continuous", 1)
+    gold, before = scripted_scores("continuous", 1)
     after = np.clip(0.5 * before + 0.5 * gold, 0, 1)
     found = paired_brier(gold, before, after, Resampling(300, 0))
     expected = brier_score_loss(gold, after) - brier_score_loss(gold, before)

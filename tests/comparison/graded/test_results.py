@@ -2,8 +2,6 @@
 why, epochs averaged, versions paired on identical content."""
 
 import math
-import zlib
-from collections.abc import Mapping
 
 import pytest
 from sklearn.metrics import roc_auc_score
@@ -12,39 +10,11 @@ from farejudge.comparison.graded.results import ALL_FAILED, NO_SCORE
 from farejudge.comparison.report.build import build_report
 from farejudge.comparison.stats.bootstrap import Resampling
 from tests.support.frame_rows import row, runs
-
-GOLD = [1, 0] * 10
-"""Twenty cases, every other one ungrounded."""
-
-
-def _score(version: str, case: int, gold: int) -> float:
-    """v1 ranks the cases at random; v2 puts every ungrounded one above every grounded one."""
-    noise = zlib.crc32(f"{version}/{case}".encode()) % 100 / 100
-    return 0.5 + 0.4 * noise if version == "v2" and gold else 0.4 * noise + 0.3 * (version == "v1")
-
-
-def _rows(
-    version: str, wrong: int = 0, changes: Mapping[str, Mapping[str, object]] | None = None
-) -> list[dict[str, object]]:
-    """Every case judged right but the first `wrong` ones, each with its graded score; `changes`
-    overrides columns of named cases."""
-    rows = []
-    for i, gold in enumerate(GOLD):
-        judged = 1 - gold if i < wrong else gold
-        found = row(
-            f"c-{i:02}",
-            gold,
-            judged,
-            version=version,
-            p_ungrounded=_score(version, i, gold),
-            graded_source="logprobs",
-        )
-        rows.append({**found, **(changes or {}).get(str(found["case"]), {})})
-    return rows
+from tests.support.graded_rows import graded_rows
 
 
 def test_cases_without_a_graded_score_are_left_out_and_counted_with_why() -> None:
-    rows = _rows(
+    rows = graded_rows(
         "v1",
         changes={
             "c-00": {"p_ungrounded": math.nan, "graded_source": "none"},
@@ -75,7 +45,7 @@ def test_a_case_graded_over_epochs_is_the_mean_of_its_epochs() -> None:
 
 
 def test_pairs_are_cases_with_identical_content_and_a_score_on_both_sides() -> None:
-    rows = _rows("v1") + _rows(
+    rows = graded_rows("v1") + graded_rows(
         "v2",
         changes={
             "c-00": {"case_hash": "edited"},

@@ -4,7 +4,6 @@ with graded scores."""
 
 import json
 import zlib
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -20,36 +19,8 @@ from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import evaluate
 from tests.support.frame_rows import row, runs
+from tests.support.graded_rows import GOLD, graded_rows, score_of
 from tests.support.scripted_cases import run_version, write_cases
-
-GOLD = [1, 0] * 10
-"""Twenty cases, every other one ungrounded."""
-
-
-def _score(version: str, case: int, gold: int) -> float:
-    """v1 ranks the cases at random; v2 puts every ungrounded one above every grounded one."""
-    noise = zlib.crc32(f"{version}/{case}".encode()) % 100 / 100
-    return 0.5 + 0.4 * noise if version == "v2" and gold else 0.4 * noise + 0.3 * (version == "v1")
-
-
-def _rows(
-    version: str, wrong: int = 0, changes: Mapping[str, Mapping[str, object]] | None = None
-) -> list[dict[str, object]]:
-    """Every case judged right but the first `wrong` ones, each with its graded score; `changes`
-    overrides columns of named cases."""
-    rows = []
-    for i, gold in enumerate(GOLD):
-        judged = 1 - gold if i < wrong else gold
-        found = row(
-            f"c-{i:02}",
-            gold,
-            judged,
-            version=version,
-            p_ungrounded=_score(version, i, gold),
-            graded_source="logprobs",
-        )
-        rows.append({**found, **(changes or {}).get(str(found["case"]), {})})
-    return rows
 
 
 def graded_text(report: Report) -> str:
@@ -60,7 +31,7 @@ def graded_text(report: Report) -> str:
 
 
 def test_the_report_says_when_ranking_improved_while_accuracy_did_not() -> None:
-    report = build_report(runs(_rows("v1") + _rows("v2")), Resampling(100))
+    report = build_report(runs(graded_rows("v1") + graded_rows("v2")), Resampling(100))
     md = graded_text(report)
     (transition,) = report.verdicts.transitions
     assert transition.fixed == [] and transition.broken == []
@@ -71,7 +42,7 @@ def test_the_report_says_when_ranking_improved_while_accuracy_did_not() -> None:
 def test_the_report_says_when_accuracy_improved_while_ranking_did_not() -> None:
     # One score for every case on both versions: the ranking cannot move. v2 fixes ten.
     same = {f"c-{i:02}": {"p_ungrounded": 0.5} for i in range(len(GOLD))}
-    rows = _rows("v1", wrong=10, changes=same) + _rows("v2", changes=same)
+    rows = graded_rows("v1", wrong=10, changes=same) + graded_rows("v2", changes=same)
     report = build_report(runs(rows), Resampling(100))
     (transition,) = report.verdicts.transitions
     assert len(transition.fixed) == 10 and transition.p_value < 0.05
@@ -98,7 +69,9 @@ def test_logs_without_graded_scores_get_one_line() -> None:
 
 
 def test_report_and_page_carry_the_graded_sections() -> None:
-    report = build_report(runs(_rows("v1") + _rows("v2", wrong=4) + _rows("v3")), Resampling(100))
+    report = build_report(
+        runs(graded_rows("v1") + graded_rows("v2", wrong=4) + graded_rows("v3")), Resampling(100)
+    )
     parts = sections(report, evaluate(report.verdicts, report.runs, set()))
     md = markdown.render(parts)
     table = md.split("## Graded score: ranking and calibration")[1].split("\n## ")[0]
@@ -113,7 +86,7 @@ def test_report_and_page_carry_the_graded_sections() -> None:
 
 
 def test_target_recall_reaches_the_report() -> None:
-    report = build_report(runs(_rows("v2")), Resampling(50), target_recall=0.5)
+    report = build_report(runs(graded_rows("v2")), Resampling(50), target_recall=0.5)
     assert report.graded is not None
     (s,) = report.graded.summaries
     assert s.figures is not None
@@ -132,7 +105,7 @@ def _with_graded_scores(log: Path, out: Path) -> None:
         assert isinstance(value, dict)
         gold = 0 if json.loads(str(sample.target))["grounded"] else 1
         case = zlib.crc32(str(sample.id).encode())
-        value["p_ungrounded"] = _score(version, case, gold)
+        value["p_ungrounded"] = score_of(version, case, gold)
         value["graded_source"] = "logprobs"
     out.mkdir(parents=True, exist_ok=True)
     write_eval_log(written, str(out / log.name))
