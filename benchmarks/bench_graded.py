@@ -24,13 +24,15 @@ from pathlib import Path
 from inspect_ai.log import read_eval_log, write_eval_log
 from record import add_record_option, recording
 
-from farejudge.comparison.figures import build_report, per_case
-from farejudge.comparison.gate import evaluate
+from farejudge.comparison.cases import per_case
+from farejudge.comparison.document import html, markdown
+from farejudge.comparison.graded.plots import graded as graded_plot
+from farejudge.comparison.graded.results import graded_results
 from farejudge.comparison.logs.frame import load_runs
-from farejudge.comparison.report import html, markdown
-from farejudge.comparison.report.graded_plots import graded as graded_plot
+from farejudge.comparison.report.build import build_report
 from farejudge.comparison.report.sections import sections
-from farejudge.comparison.stats.graded_runs import graded_results
+from farejudge.comparison.stats.bootstrap import Resampling
+from farejudge.comparison.verdicts.gate import evaluate
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import version_names
 from farejudge.testing.scripted_runs import run_version
@@ -97,20 +99,20 @@ def time_in_process(log_dir: Path, out: Path, resamples: int) -> dict[str, float
     runs = load_runs([str(log_dir)])
     marks["read logs"] = time.perf_counter() - t
     t = time.perf_counter()
-    report = build_report(runs, resamples=resamples)
+    report = build_report(runs, Resampling(resamples))
     marks["figures and intervals (all)"] = time.perf_counter() - t
     t = time.perf_counter()
-    graded_results(per_case(runs.samples), runs.versions, runs.models, resamples, 0)
+    graded_results(per_case(runs.samples), runs.versions, runs.models, Resampling(resamples, 0))
     marks["  of which graded figures"] = time.perf_counter() - t
     t = time.perf_counter()
-    parts = sections(report, evaluate(report, set()))
+    parts = sections(report, evaluate(report.verdicts, report.runs, set()))
     (out / "report.md").write_text(markdown.render(parts), encoding="utf-8")
     marks["markdown"] = time.perf_counter() - t
     t = time.perf_counter()
-    (out / "report.html").write_text(html.render(report, parts), encoding="utf-8")
+    (out / "report.html").write_text(html.render(parts), encoding="utf-8")
     marks["html with plots (all)"] = time.perf_counter() - t
     t = time.perf_counter()
-    graded_plot(report)
+    graded_plot(report.graded, runs.models)
     marks["  of which the graded plot"] = time.perf_counter() - t
     marks["total in process"] = sum(v for k, v in marks.items() if not k.startswith(" "))
     return marks

@@ -19,23 +19,25 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from farejudge.comparison.candidates import Deployment, DeployOptions
-from farejudge.comparison.figures import build_report
-from farejudge.comparison.gate import GateResult, evaluate
-from farejudge.comparison.logs.frame import LeftOut, LogsError, load_runs
-from farejudge.comparison.outputs import OutputError, write_together
-from farejudge.comparison.report import html, markdown
-from farejudge.comparison.report.decision import DECISION_FILE, decision
-from farejudge.comparison.report.deploy_sections import verdict_lines
-from farejudge.comparison.report.document import Section
-from farejudge.comparison.report.long_lists import (
+from farejudge.comparison.deploy.candidates import Deployment, DeployOptions
+from farejudge.comparison.deploy.decision import DECISION_FILE, decision
+from farejudge.comparison.deploy.frontier import QUALITIES
+from farejudge.comparison.deploy.pick import Constraints
+from farejudge.comparison.deploy.sections import verdict_lines
+from farejudge.comparison.document import html, markdown
+from farejudge.comparison.document.long_lists import (
     LISTING_FILE,
     MARKDOWN_ROWS,
     shown,
     write_listing,
 )
+from farejudge.comparison.document.model import Section
+from farejudge.comparison.logs.frame import LeftOut, LogsError, load_runs
+from farejudge.comparison.outputs import OutputError, write_together
+from farejudge.comparison.report.build import build_report
 from farejudge.comparison.report.sections import sections
-from farejudge.comparison.stats.deployment import QUALITIES, Constraints
+from farejudge.comparison.stats.bootstrap import Resampling
+from farejudge.comparison.verdicts.gate import GateResult, evaluate
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -239,18 +241,17 @@ def run(argv: Sequence[str] | None = None) -> int:
             print(line, file=sys.stderr)
         report = build_report(
             runs,
-            resamples=args.resamples,
-            seed=args.seed,
+            Resampling(args.resamples, args.seed),
             partial=args.partial,
             target_recall=args.target_recall,
             panel=args.panel,
             deploy=deploy,
         )
-        gate = evaluate(report, allowed)
+        gate = evaluate(report.verdicts, runs, allowed)
         parts = sections(report, gate)
         text = markdown.render(parts)
         chosen = decision(report.deployment).model_dump_json(indent=2) + "\n"
-        written = _write_report(Path(args.out), text, html.render(report, parts), parts, chosen)
+        written = _write_report(Path(args.out), text, html.render(parts), parts, chosen)
         suspects: list[str] = []
         if args.suspects_out:
             # Only here: the export reads cases through the labelling tools, whose imports

@@ -1,9 +1,9 @@
 """How the judge is asked for its graded verdict: the `-T graded=` option, model by model.
 
-`logprobs` asks the provider for token probabilities, which `scorers/graded.py` reads
-P(ungrounded) from; `epochs` takes the verdict itself (1 or 0), which a mean over epochs
-grades; `off` gives none. A provider that refuses logprobs does not stop the run: the sample
-is judged again without them, and its graded score says why it has none.
+`logprobs` asks the provider for token probabilities, and P(ungrounded) is read from them as
+the judge replies (`scorers/graded.py`); `epochs` takes the verdict itself (1 or 0), which a
+mean over epochs grades; `off` gives none. A provider that refuses logprobs does not stop the
+run: the sample is judged again without them, and its graded score says why it has none.
 """
 
 import re
@@ -15,13 +15,8 @@ from inspect_ai.model import GenerateConfigArgs
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from farejudge.evals.provider_errors import provider_text, redact_secrets
-from farejudge.scorers.graded import (
-    GradedOption,
-    NoGrade,
-    graded_mode,
-    p_ungrounded,
-    reading_record,
-)
+from farejudge.scorers.graded import NoGrade, p_ungrounded, record_reading
+from farejudge.scorers.graded_option import GradedOption
 
 # Alternatives asked for at each token: both of true and false are within the first two
 # wherever the judge hesitates between them; the rest is room for spellings (" false", "f").
@@ -45,9 +40,9 @@ def _refusal(err: BaseException) -> str:
 
 
 @solver
-def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
-    """`judge`, its requests asking for logprobs where the graded mode says so (`graded_mode`
-    of `option` and the sample's model, as the scorer reads it).
+def graded_generate(judge: Solver, option: GradedOption) -> Solver:
+    """`judge`, its requests asking for logprobs where the sample's graded mode says so (the
+    checked `option`'s mode for the sample's model, as the scorer resolves it).
 
     Where logprobs were asked for, the sample's metadata records what they said (P(ungrounded),
     or why there is none: a provider that refused them is not asked again). The logprobs
@@ -59,7 +54,7 @@ def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = str(state.model)
-        if graded_mode(option, model) != "logprobs":
+        if option.mode(model) != "logprobs":
             return await judge(state, generate)
         refusal = refused.get(model)
 
@@ -85,8 +80,9 @@ def graded_generate(judge: Solver, option: GradedOption = "auto") -> Solver:
                 return await generate(state, tool_calls, **kwargs)
 
         state = await judge(state, with_logprobs)
-        reading = NoGrade(refusal) if refusal is not None else p_ungrounded(state.output)
-        state.metadata["graded_reading"] = reading_record(reading)
+        record_reading(
+            state.metadata, NoGrade(refusal) if refusal is not None else p_ungrounded(state.output)
+        )
         _drop_logprobs(state)
         return state
 

@@ -22,7 +22,7 @@ from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
-from farejudge.scorers.graded import check_graded
+from farejudge.scorers.graded_option import GradedOption
 from farejudge.scorers.verdict_scorer import verdict_agreement
 from farejudge.scorers.viewer_columns import METAMORPHIC_VIEWER, REVIEW_VIEWER
 
@@ -87,7 +87,7 @@ def judge_groundedness(
     if not isinstance(fail_on_error, bool | float | int):
         raise InputError([f"-T fail_on_error={fail_on_error!r}: give a share, true or false"])
     schema = check_constrained(constrained)
-    graded_option = check_graded(graded)
+    graded_option = GradedOption.given(graded, "-T")
     suite = check_suite(suite)
     version = load_prompt_version(prompt_version)
     cases = load_cases(Path(dataset))

@@ -36,7 +36,3 @@ def write_atomic(path: Path, lines: Iterable[str]) -> None:
     with atomic_output(path) as out:
         for line in lines:
             out.write(line + "\n")
-
-
-def write_drafts(path: Path, drafts: Iterable[Draft]) -> None:
-    write_atomic(path, (d.model_dump_json() for d in drafts))

@@ -11,43 +11,14 @@ have moved the judge's reasoning out of the reply but not out of its tokens.
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal
 
 from inspect_ai.model import Logprob, ModelOutput
 
-from farejudge.core.errors import InputError
+from farejudge.scorers.graded_option import GradedMode
 from farejudge.scorers.verdict import answer_regions, split_inline, top_level_values
-
-GradedMode = Literal["logprobs", "epochs", "off"]
-"""How a sample's graded score is got: the judge's token probabilities; its verdict itself
-(1 or 0, which a mean over epochs grades); not at all."""
-
-GradedOption = Literal["auto", "logprobs", "epochs", "off"]
-"""The task's `-T graded=` option: a graded mode, or auto for the provider's default."""
-
-GRADED_OPTIONS: tuple[str, ...] = get_args(GradedOption)
-
-# Providers that compute token probabilities in this process, at no provider's expense: auto
-# reads the graded score from them. Elsewhere logprobs cost a request option some APIs refuse.
-LOGPROB_PROVIDERS = ("gguf/",)
-
-
-def check_graded(value: object, flag: str = "-T") -> GradedOption:
-    """The graded option as given with `flag` (the task's `-T`, the scorer's `-S`), or a
-    one-line error naming the accepted ones."""
-    if isinstance(value, str) and value in GRADED_OPTIONS:
-        return value  # type: ignore[return-value]  # checked against the Literal's values
-    raise InputError([f"{flag} graded={value!r}: give {', '.join(GRADED_OPTIONS[:-1])} or off"])
-
-
-def graded_mode(option: GradedOption, model: str) -> GradedMode:
-    """How `model`'s samples get their graded score under the task option `option`."""
-    if option == "auto":
-        return "logprobs" if model.startswith(LOGPROB_PROVIDERS) else "epochs"
-    return option
-
 
 GradedSource = Literal["logprobs", "epochs", "none"]
 """Where a sample's `p_ungrounded` came from; "none" where it is NaN."""
@@ -209,6 +180,11 @@ def p_ungrounded(output: ModelOutput) -> Reading:
     return mass["false"] / total
 
 
+READING = "graded_reading"
+"""The key of a sample's metadata that keeps what its logprobs said, read when the judge
+replied: the logprobs themselves are then dropped from the sample."""
+
+
 def reading_record(reading: Reading) -> dict[str, float | str]:
     """The reading as a sample's metadata keeps it, for the viewer and for re-scoring."""
     if isinstance(reading, NoGrade):
@@ -223,6 +199,19 @@ def reading_of_record(record: Mapping[str, float | str] | None) -> Reading | Non
     if "no_grade" in record:
         return NoGrade(str(record["no_grade"]))
     return float(record["p_ungrounded"])
+
+
+def record_reading(metadata: MutableMapping[str, Any], reading: Reading) -> None:
+    """Keep what the logprobs said in a sample's metadata, as the judge replies."""
+    metadata[READING] = reading_record(reading)
+
+
+def sample_reading(output: ModelOutput, metadata: Mapping[str, Any]) -> Reading:
+    """What the judge's token probabilities say of its verdict in a scored sample: as read when
+    it replied (`record_reading`); else read off its output (a log from before readings were
+    kept, whose output has its logprobs)."""
+    recorded = reading_of_record(metadata.get(READING))
+    return recorded if recorded is not None else p_ungrounded(output)
 
 
 @dataclass(frozen=True)

@@ -23,17 +23,8 @@ from farejudge.core.inspect_internals import registry_add
 from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
-from farejudge.scorers.graded import (
-    GradedMode,
-    GradedOption,
-    GradedScore,
-    Reading,
-    check_graded,
-    graded_mode,
-    graded_score,
-    p_ungrounded,
-    reading_of_record,
-)
+from farejudge.scorers.graded import GradedScore, Reading, graded_score, sample_reading
+from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
 from farejudge.scorers.metrics import (
     Counts,
@@ -246,19 +237,22 @@ def reasoning_parts(message: ChatMessageAssistant) -> list[str]:
 
 
 def score_output(
-    case: Graded, output: ModelOutput, graded: GradedMode = "off", recorded: Reading | None = None
+    case: Graded,
+    output: ModelOutput,
+    graded: GradedMode = "off",
+    metadata: Mapping[str, Any] | None = None,
 ) -> Score:
     """The Score of the judge's whole output: provider faults first, then the reply text.
 
-    `graded` is how the sample's graded score is got; `recorded` what the logprobs said when
-    the judge replied, where that was recorded (else they are read from `output`).
+    `graded` is how the sample's graded score is got; `metadata` the sample's, which keeps what
+    the logprobs said when the judge replied (`graded.sample_reading`).
     """
     failure = output_failure(output)
     if failure is not None:
         return _failure_score(case, JudgeFailure(failure))
     reading: Reading | None = None
     if graded == "logprobs":
-        reading = recorded if recorded is not None else p_ungrounded(output)
+        reading = sample_reading(output, metadata or {})
     return score_reply(
         case,
         output.completion,
@@ -387,7 +381,7 @@ def _errored() -> bool:
         consistency_failure_rate(),
     ]
 )
-def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
+def verdict_agreement(graded: str = "auto") -> Scorer:
     """Agreement of the judge's verdict with gold, case and claim level.
 
     Args:
@@ -395,9 +389,9 @@ def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
             the task's default: by the sample's model). Inspect records it with the scorer,
             so `inspect score` scores a log as its run did.
     """
-    # `inspect score -S graded=...` reaches here unchecked: an unknown mode would otherwise
-    # read as logprobs and grade every sample "no logprobs".
-    option = check_graded(graded, "-S")
+    # The task's option arrives checked; `inspect score -S graded=...` reaches here unchecked,
+    # and an unknown mode would otherwise read as logprobs and grade every sample "no logprobs".
+    option = GradedOption.given(graded, "-S")
 
     async def score(state: TaskState, target: Target) -> Score | None:
         if _errored():
@@ -405,11 +399,9 @@ def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
             # of every metric by not scoring it, and so does `inspect score` on its log.
             return None
         # Logs written before the mode moved to the scorer's option record it per sample.
-        mode = state.metadata.get("graded_mode") or graded_mode(option, str(state.model))
+        mode = state.metadata.get("graded_mode") or option.mode(str(state.model))
         gold = Gold.of_sample(state.input, target.text, state.metadata)
-        scored = score_output(
-            gold, state.output, mode, reading_of_record(state.metadata.get("graded_reading"))
-        )
+        scored = score_output(gold, state.output, mode, state.metadata)
         value = cast(dict[str, float], scored.value)
         columns = review_fields(value, scored.answer or "", state.metadata, gold.question)
         return scored.model_copy(update={"value": {**value, **columns}})
@@ -417,7 +409,7 @@ def verdict_agreement(graded: GradedOption = "auto") -> Scorer:
     return score
 
 
-def _as_logged(graded: GradedOption = "auto") -> Scorer:
+def _as_logged(graded: str = "auto") -> Scorer:
     return verdict_agreement(graded)
 
 

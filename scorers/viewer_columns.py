@@ -28,13 +28,6 @@ OUTCOME_ROLES: dict[str, Role] = {
     "judge failure": "warn",
 }
 
-OUTCOME_MEANING = {
-    "agree": "the judge's verdict is gold's",
-    "false alarm": "the judge called a grounded answer ungrounded",
-    "missed": "the judge called an ungrounded answer grounded",
-    "judge failure": "the judge gave no readable verdict, which counts as a wrong one",
-}
-
 
 def outcome(value: Mapping[str, float]) -> str:
     """The verdict-level outcome in plain words; "ungrounded" is the positive class."""

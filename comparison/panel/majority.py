@@ -17,7 +17,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from farejudge.comparison.logs.frame import LogsError
-from farejudge.comparison.stats.intervals import Interval, bootstrap, mcnemar_exact, wilson
+from farejudge.comparison.stats.bootstrap import Resampling, bootstrap
+from farejudge.comparison.stats.intervals import Interval, mcnemar_exact, wilson
 from farejudge.scorers.confusion import Confusion, cells
 
 FAILURE = "judge failure"
@@ -181,7 +182,7 @@ def _panel_cells(cases: list[PanelCase]) -> NDArray[np.float64]:
 
 
 def _figures(
-    model: str, rows: pd.DataFrame, cases: list[PanelCase], resamples: int, seed: int
+    model: str, rows: pd.DataFrame, cases: list[PanelCase], resampling: Resampling
 ) -> MemberFigures:
     """`rows`: the member's per-case rows, in the order of `cases`."""
     right = rows["right"].to_numpy(dtype=bool)
@@ -192,7 +193,7 @@ def _figures(
         model=model,
         accuracy=wilson(rows["agree"].sum(), len(rows)),
         balanced_accuracy=bootstrap(
-            rows[["tp", "fn", "fp", "tn"]].to_numpy(dtype=float), _balanced, resamples, seed
+            rows[["tp", "fn", "fp", "tn"]].to_numpy(dtype=float), _balanced, resampling
         ),
         failures=sum(c.members[model].vote == FAILURE for c in cases),
         panel_only=panel_only,
@@ -206,10 +207,9 @@ def build_panel(
     version: str,
     members: Sequence[str],
     chosen: bool,
-    resamples: int,
-    seed: int,
+    resampling: Resampling,
 ) -> Panel:
-    """The panel of `members` on `version`, from the per-case frame (`analysis.per_case`)."""
+    """The panel of `members` on `version`, from the per-case frame (`cases.per_case`)."""
     mine = cases[(cases["version"] == version) & cases["model"].isin(members)]
     by_case = mine.groupby("case", sort=True)["case_hash"]
     whole = (by_case.size() == len(members)) & (by_case.nunique() == 1)
@@ -218,7 +218,7 @@ def build_panel(
     ordered = mine[mine["case"].isin(shared)].sort_values("case", kind="stable")
     panel_cases = _panel_cases(ordered, len(members))
     figures = [
-        _figures(m, ordered[ordered["model"] == m], panel_cases, resamples, seed) for m in members
+        _figures(m, ordered[ordered["model"] == m], panel_cases, resampling) for m in members
     ]
     return Panel(
         version=version,
@@ -227,7 +227,7 @@ def build_panel(
         cases=panel_cases,
         not_shared=sorted({str(case) for case in whole.index} - set(shared)),
         accuracy=wilson(sum(c.right for c in panel_cases), len(panel_cases)),
-        balanced_accuracy=bootstrap(_panel_cells(panel_cases), _balanced, resamples, seed),
+        balanced_accuracy=bootstrap(_panel_cells(panel_cases), _balanced, resampling),
         figures=figures,
     )
 
@@ -250,8 +250,7 @@ def build_panels(
     cases: pd.DataFrame,
     versions: Sequence[str],
     names: Sequence[str] | None,
-    resamples: int,
-    seed: int,
+    resampling: Resampling,
 ) -> tuple[list[Panel], list[str]]:
     """A panel per version: of `names` if given, else of every model where there are at least
     DEFAULT_MEMBERS; and, one line each, the versions that have no panel and why."""
@@ -260,11 +259,11 @@ def build_panels(
         present = sorted(set(cases.loc[cases["version"] == version, "model"].astype(str)))
         if names is None:
             if len(present) >= DEFAULT_MEMBERS:
-                panels.append(build_panel(cases, version, present, False, resamples, seed))
+                panels.append(build_panel(cases, version, present, False, resampling))
             continue
         missing = [name for name in names if name not in present]
         if missing:
             skipped.append(f"{version}: no panel, no scored run with {', '.join(missing)}")
         else:
-            panels.append(build_panel(cases, version, names, True, resamples, seed))
+            panels.append(build_panel(cases, version, names, True, resampling))
     return panels, skipped

@@ -12,10 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import pandas as pd
-
 from farejudge.comparison.logs.frame import SCORER, LogsError, Runs
-from farejudge.comparison.panel.majority import Panel, PanelCase, build_panels, chosen_members
+from farejudge.comparison.panel.majority import Panel, PanelCase
 
 MARGIN = 0.25
 """How far from 0.5 a member's graded score must lie on the wrong side."""
@@ -47,18 +45,6 @@ class Suspect:
     p_ungrounded: dict[str, float]
     """Version → the panel's mean graded score on the case; NaN where it has none."""
     claims: list[JudgeClaim] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class PanelFindings:
-    """The judge panels of the comparison, and the gold cases they put under suspicion."""
-
-    panels: list[Panel] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-    """Versions with no panel of the `--panel` models, one line each."""
-    suspects: list[Suspect] = field(default_factory=list)
-    requested: list[str] | None = None
-    """The `--panel` models, if given."""
 
 
 def wrong_side(gold: str, p_ungrounded: float, margin: float = MARGIN) -> bool:
@@ -144,23 +130,3 @@ def with_claims(suspect: Suspect, panels: Sequence[Panel], runs: Runs) -> Suspec
                 log = runs.sample_log((panel.version, model), suspect.case)
                 claims.append(_claim(log, panel.version, model, suspect.case, epoch))
     return replace(suspect, claims=claims)
-
-
-def panel_findings(
-    runs: Runs,
-    cases: pd.DataFrame,
-    names: Sequence[str] | None,
-    resamples: int,
-    seed: int,
-) -> PanelFindings:
-    """The panels (of `names`, else of every model of a version with enough of them), and the
-    suspects they find, with each judge's claims read back from the logs."""
-    members = chosen_members(names, runs.models) if names is not None else None
-    panels, skipped = build_panels(cases, runs.versions, members, resamples, seed)
-    suspects = [with_claims(s, panels, runs) for s in find_suspects(panels)]
-    return PanelFindings(
-        panels=panels,
-        skipped=skipped,
-        suspects=suspects,
-        requested=members,
-    )

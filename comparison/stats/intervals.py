@@ -1,14 +1,12 @@
-"""Intervals and tests for the comparison report.
+"""Intervals and exact tests: Wilson's, the percentile interval, exact McNemar and its power.
 
-Proportions get a Wilson score interval; every other figure gets a percentile bootstrap
-that resamples cases (all epochs of a case together, since epochs of one case are not
-independent draws). McNemar's test is the exact binomial test on the discordant pairs.
+Proportions get a Wilson score interval; every other figure gets a percentile interval over
+case resamples (`stats.bootstrap`). McNemar's test is the exact binomial test on the
+discordant pairs.
 """
 
 import math
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,81 +48,6 @@ def wilson(successes: float, n: float, z: float = Z95) -> Interval:
     return Interval(p, low, high)
 
 
-Statistic = Callable[[NDArray[np.float64]], float]
-"""A figure computed from column totals over cases (counts of TP, FN, ..., claims matched)."""
-
-
-# Draws held at once: about 32 MB of int64 indices, whatever the cases and resamples.
-CHUNK_DRAWS = 1 << 22
-
-
-def resampled_totals(
-    rows: NDArray[np.float64], resamples: int, seed: int, chunk: int | None = None
-) -> NDArray[np.float64]:
-    """Column totals of `rows` (one row per case) in each of `resamples` case resamples.
-
-    Resample r draws n cases with replacement; its totals are its case counts times the rows.
-    The draws come from one generator stream, `chunk` resamples at a time (by default as many
-    as fit in CHUNK_DRAWS): the same seed gives the same case counts at any chunk size, and
-    memory stays at one chunk of counts. The totals agree to rounding (1e-12), not bit for bit:
-    the matrix product's summation order depends on the chunk's shape and on the BLAS kernel
-    the CPU picks. Any rows with the same number of cases are resampled alike.
-    """
-    n = len(rows)
-    totals = np.empty((resamples, rows.shape[1]))
-    if n == 0:
-        totals.fill(0.0)
-        return totals
-    step = max(1, chunk or CHUNK_DRAWS // n)
-    if step >= resamples:
-        totals[:] = one_chunk_weights(n, resamples, seed) @ rows
-        return totals
-    rng = np.random.default_rng(seed)
-    for first in range(0, resamples, step):
-        count = min(step, resamples - first)
-        totals[first : first + count] = resample_weights(n, count, rng) @ rows
-    return totals
-
-
-def resample_weights(n: int, count: int, rng: np.random.Generator) -> NDArray[np.float64]:
-    """How often each of n cases is drawn in each of `count` resamples, from `rng`'s stream."""
-    draws = rng.integers(0, n, size=(count, n))
-    # Row by row, into the floats: one bincount over every row needs each row offset by n
-    # first and its counts converted after, two more passes over the block.
-    weights = np.empty((count, n))
-    for row, drawn in zip(weights, draws, strict=True):
-        row[:] = np.bincount(drawn, minlength=n)
-    return weights
-
-
-@lru_cache(maxsize=4)
-def one_chunk_weights(n: int, resamples: int, seed: int) -> NDArray[np.float64]:
-    """Case weights of every resample where they fit in one chunk, as the loop in
-    `resampled_totals` draws them: the many figures over one set of cases (a panel's members,
-    each run's stability, the graded figures) then share one draw instead of repeating it."""
-    found = resample_weights(n, resamples, np.random.default_rng(seed))
-    found.flags.writeable = False
-    return found
-
-
-def resampled_totals_many(
-    matrices: Sequence[NDArray[np.float64]], resamples: int, seed: int
-) -> list[NDArray[np.float64]]:
-    """`resampled_totals` of each matrix, as a call on each alone gives them: matrices with
-    the same number of rows (cases) are resampled alike, so they share one pass of draws."""
-    found: list[NDArray[np.float64]] = [np.empty((0, 0))] * len(matrices)
-    by_cases: dict[int, list[int]] = {}
-    for i, rows in enumerate(matrices):
-        by_cases.setdefault(len(rows), []).append(i)
-    for group in by_cases.values():
-        widths = np.cumsum([matrices[i].shape[1] for i in group])[:-1]
-        stacked = np.hstack([matrices[i] for i in group])
-        parts = np.split(resampled_totals(stacked, resamples, seed), widths, axis=1)
-        for i, part in zip(group, parts, strict=True):
-            found[i] = part
-    return found
-
-
 def percentile_interval(
     estimate: float, values: NDArray[np.float64], level: float = 0.95
 ) -> Interval:
@@ -139,31 +62,6 @@ def percentile_interval(
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(values, [tail, 100 - tail])
     return Interval(estimate, float(low), float(high))
-
-
-def statistic_values(statistic: Statistic, totals: NDArray[np.float64]) -> NDArray[np.float64]:
-    """`statistic` of each row of resampled totals."""
-    return np.array([statistic(t) for t in totals], dtype=float)
-
-
-def bootstrap(
-    rows: NDArray[np.float64],
-    statistic: Statistic,
-    resamples: int,
-    seed: int,
-    level: float = 0.95,
-) -> Interval:
-    """Percentile bootstrap interval of `statistic` over resampled rows (one row per case).
-
-    Every figure in the report is a function of column totals, so a resample is drawn as
-    case weights (how often each case was drawn) and its totals are one matrix product
-    (`resampled_totals`; several figures of the same rows can share one such draw).
-    """
-    estimate = float(statistic(rows.sum(axis=0)))
-    if len(rows) == 0 or math.isnan(estimate):
-        return Interval(estimate, math.nan, math.nan)
-    totals = resampled_totals(rows, resamples, seed)
-    return percentile_interval(estimate, statistic_values(statistic, totals), level)
 
 
 def mcnemar_exact(fixed: int, broken: int) -> float:

@@ -8,9 +8,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from farejudge.core.case_schema import Passage, Turn
-from farejudge.labelling.draft_file import write_drafts
 from farejudge.labelling.records import Draft, content_hash
 from tests.support.browser import running, select_range
+from tests.support.labels import write_drafts
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

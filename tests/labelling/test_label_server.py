@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from farejudge.labelling import label_server
-from farejudge.labelling.draft_file import write_drafts
 from farejudge.labelling.label_file import append_label, read_labels
 from farejudge.labelling.label_server import LabelServer, open_session
 from tests.support.browser import GUIDE
@@ -37,7 +36,7 @@ from tests.support.label_http import (
     stopped,
     submission,
 )
-from tests.support.labels import DRAFTS, label
+from tests.support.labels import DRAFTS, label, write_drafts
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

@@ -10,12 +10,11 @@ from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling.agreement import compare
 from farejudge.labelling.agreement_report import render_json
-from farejudge.labelling.draft_file import write_drafts
 from farejudge.labelling.label_file import append_label
 from farejudge.labelling.promote import AgreementRecord, decide, main
 from farejudge.testing.scripted_judge import echo_gold, scripted_judge
 from tests.support.cli import task_file
-from tests.support.labels import KEY, alice, bob, label, sample_drafts
+from tests.support.labels import KEY, alice, bob, label, sample_drafts, write_drafts
 
 DRAFTS = sample_drafts()
 

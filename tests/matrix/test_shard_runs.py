@@ -18,9 +18,10 @@ import pytest
 from inspect_ai.log import read_eval_log
 from moto.server import ThreadedMotoServer
 
-from farejudge.comparison.figures import build_report
-from farejudge.comparison.gate import evaluate
 from farejudge.comparison.logs.frame import given_log_dir
+from farejudge.comparison.report.build import build_report
+from farejudge.comparison.stats.bootstrap import Resampling
+from farejudge.comparison.verdicts.gate import evaluate
 from farejudge.core.shards import Shard
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support import frame_rows as tidy
@@ -69,8 +70,10 @@ def _gate_of(shards: list[str | None], unfinished: list[str], status: str) -> li
         log=runs.logs["log"].where(~v3, "s3://b/run"),
         status=runs.logs["status"].where(~v3, status),
     )
-    report = build_report(replace(runs, logs=logs, coverage={**runs.coverage, key: coverage}), 10)
-    return [v.reason for v in evaluate(report, set()).violations]
+    report = build_report(
+        replace(runs, logs=logs, coverage={**runs.coverage, key: coverage}), Resampling(10)
+    )
+    return [v.reason for v in evaluate(report.verdicts, report.runs, set()).violations]
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from farejudge.evals.dataset import case_to_sample, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.scorers.claims import compare_claims
 from farejudge.scorers.confusion import Confusion
-from farejudge.scorers.graded import GradedOption, NoGrade, reading_record
+from farejudge.scorers.graded import NoGrade, reading_record
 from farejudge.scorers.metrics import (
     claim_precision,
     claim_recall,
@@ -55,7 +55,7 @@ def state_for(
     )
 
 
-def run_scorer(state: TaskState, graded: GradedOption = "off") -> SampleScore:
+def run_scorer(state: TaskState, graded: str = "off") -> SampleScore:
     score = asyncio.run(verdict_agreement(graded)(state, state.target))
     assert score is not None
     return SampleScore(score=score, sample_id=state.sample_id, sample_metadata=state.metadata)
@@ -387,7 +387,7 @@ def figure(m: Metric, scores: list[SampleScore]) -> float:
     return float(value)
 
 
-def graded_of(state: TaskState, graded: GradedOption = "logprobs") -> tuple[float, object, str]:
+def graded_of(state: TaskState, graded: str = "logprobs") -> tuple[float, object, str]:
     score = run_scorer(state, graded).score
     assert isinstance(score.value, dict) and score.explanation is not None
     return cast(float, score.value["p_ungrounded"]), score.value["graded_source"], score.explanation

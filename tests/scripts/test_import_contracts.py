@@ -18,11 +18,22 @@ PROJECT_CONFIG = REPO_ROOT / "pyproject.toml"
 PLANTED = [
     ("core/escaping.py", "import farejudge.comparison.cli", "Layers: the stages above"),
     ("scorers/claims.py", "import farejudge.evals.render", "Layers: the stages above"),
-    ("comparison/logs/frame.py", "import farejudge.comparison.figures", "The comparison's stages"),
+    ("providers/capabilities.py", "import farejudge.scorers.graded", "Layers: the stages above"),
+    ("comparison/logs/frame.py", "import farejudge.comparison.cases", "The comparison's stages"),
     (
-        "comparison/report/sections.py",
-        "import farejudge.comparison.report.html",
+        "comparison/stats/bootstrap.py",
+        "import farejudge.comparison.verdicts.figures",
+        "The comparison's stages",
+    ),
+    (
+        "comparison/verdicts/sections.py",
+        "import farejudge.comparison.document.html",
         "The report's renderers",
+    ),
+    (
+        "comparison/document/html.py",
+        "import farejudge.comparison.stats.intervals",
+        "The renderers read the document model alone",
     ),
     ("evals/render.py", "import inspect_ai._util.error", "Inspect's private modules"),
     ("scorers/verdict.py", "from inspect_ai.model._model import Model", "Inspect's private"),

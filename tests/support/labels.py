@@ -1,8 +1,11 @@
 """Drafts from the sample assistant log, and labels for them written as an annotator would."""
 
 import datetime
+from collections.abc import Iterable
+from pathlib import Path
 
 from farejudge.evals.dataset import load_cases
+from farejudge.labelling.draft_file import write_atomic
 from farejudge.labelling.intake import Drafted, intake
 from farejudge.labelling.intake_mapping import load_mapping
 from farejudge.labelling.records import Draft, Label, Span
@@ -17,6 +20,11 @@ def sample_drafts() -> list[Draft]:
     intake([log], load_mapping(mapping), load_cases(), Drafted(), drafts.append, problems.append)
     assert not problems, problems
     return drafts
+
+
+def write_drafts(path: Path, drafts: Iterable[Draft]) -> None:
+    """A drafts file as judge-intake writes one: each draft's JSON on a line of its own."""
+    write_atomic(path, (d.model_dump_json() for d in drafts))
 
 
 def label(

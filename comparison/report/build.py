@@ -1,0 +1,62 @@
+"""Builds the report's results: each feature's, from the runs, held side by side."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from farejudge.comparison.cases import per_case, report_order
+from farejudge.comparison.deploy.candidates import Deployment, DeployOptions, deployment
+from farejudge.comparison.graded.results import GradedResults, graded_results
+from farejudge.comparison.logs.frame import Runs
+from farejudge.comparison.panel.results import PanelFindings, panel_findings
+from farejudge.comparison.stats.bootstrap import Resampling
+from farejudge.comparison.verdicts.results import VerdictResults, verdict_results
+
+
+@dataclass(frozen=True)
+class Report:
+    """What judge-compare found in the runs, one field per feature. The sections take each its
+    own feature's field, never the whole report."""
+
+    runs: Runs
+    resampling: Resampling
+    verdicts: VerdictResults
+    """The verdicts against gold: each run's figures, flips between versions, pinned cases."""
+    graded: GradedResults
+    """The judge's graded score P(ungrounded): per run and between versions."""
+    panel: PanelFindings
+    """Judge panels (majority verdicts per version) and the gold cases they doubt."""
+    deployment: Deployment
+    """Which candidate (a run, a panel) to deploy under the constraints, and the frontier."""
+
+
+def build_report(
+    runs: Runs,
+    resampling: Resampling | None = None,
+    partial: bool = False,
+    target_recall: float = 0.9,
+    panel: Sequence[str] | None = None,
+    deploy: DeployOptions | None = None,
+) -> Report:
+    """Every feature's results over the runs' per-case frame, with one resampling for all
+    (by default `Resampling()`, judge-compare's)."""
+    resampling = resampling or Resampling()
+    cases = report_order(per_case(runs.samples), runs.versions)
+    verdicts = verdict_results(runs, cases, resampling, partial)
+    graded = graded_results(cases, runs.versions, runs.models, resampling, target_recall)
+    panels = panel_findings(runs, cases, panel, resampling)
+    return Report(
+        runs=runs,
+        resampling=resampling,
+        verdicts=verdicts,
+        graded=graded,
+        panel=panels,
+        deployment=deployment(
+            runs,
+            cases,
+            graded,
+            panels.panels,
+            deploy or DeployOptions(),
+            resampling,
+            target_recall,
+        ),
+    )

@@ -1,0 +1,33 @@
+"""judge-compare's options refused in one line with exit 2: a target recall outside (0, 1], a
+bad constraint."""
+
+from pathlib import Path
+
+import pytest
+
+from farejudge.comparison.cli import EXIT_INPUT, run
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "nan"])
+def test_a_target_recall_outside_0_1_is_a_one_line_error(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run([str(tmp_path), "--target-recall", value, "--out", str(tmp_path)]) == EXIT_INPUT
+    err = capsys.readouterr().err.strip()
+    assert err == f"judge-compare: error: --target-recall {float(value)}: must be in (0, 1]"
+
+
+@pytest.mark.parametrize(
+    ("option", "says"),
+    [
+        (["--min-recall", "1.5"], "--min-recall 1.5: must be in [0, 1]"),
+        (["--max-failure-rate", "-0.1"], "--max-failure-rate -0.1: must be in [0, 1]"),
+        (["--max-cost-per-1k", "-2"], "--max-cost-per-1k -2: must be 0 or more"),
+        (["--max-p95-latency", "nan"], "--max-p95-latency nan: must be 0 or more"),
+    ],
+)
+def test_a_bad_constraint_is_one_line_exit_2(
+    option: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["no-such-logs", *option]) == EXIT_INPUT
+    assert capsys.readouterr().err == f"judge-compare: error: {says}\n"
