@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from farejudge.core.case_schema import Case
+from farejudge.core.drafts import content_hash
 from farejudge.core.spans import Range, characters, locate, span_overlap
 from farejudge.labelling.label_match import Unmatched, unmatched
-from farejudge.labelling.records import Label, Labelled, Span, content_hash
+from farejudge.labelling.records import Label, Labelled, Span
 from farejudge.scorers.confusion import Confusion, cells
 
 GOLD = "gold"

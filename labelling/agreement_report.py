@@ -15,10 +15,11 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from farejudge.core.drafts import read_drafts
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling.agreement import Agreement, Pair, compare, gold_label
-from farejudge.labelling.draft_file import read_drafts, write_atomic
+from farejudge.labelling.draft_file import write_atomic
 from farejudge.labelling.label_file import read_labels
 from farejudge.labelling.records import Label, Labelled
 

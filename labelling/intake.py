@@ -27,13 +27,12 @@ from pydantic import ValidationError
 
 from farejudge.core.atomic_files import atomic_output
 from farejudge.core.case_schema import Case
+from farejudge.core.drafts import Draft, content_hash, iter_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.jsonl_records import FirstSeen, Report, json_values
 from farejudge.core.text_input import shown
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
-from farejudge.labelling.draft_file import iter_drafts
 from farejudge.labelling.intake_mapping import IntakeMapping, Missing, load_mapping, pick
-from farejudge.labelling.records import Draft, content_hash
 
 DEFAULT_CATEGORY = "production"
 ID_HEX_DIGITS = 24

@@ -24,7 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from farejudge.labelling.records import Label, Labelled, content_hash
+from farejudge.core.drafts import content_hash
+from farejudge.labelling.records import Label, Labelled
 
 Kind = Literal["changed", "damaged", "unclear"]
 

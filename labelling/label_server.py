@@ -38,10 +38,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ValidationError
 
 from farejudge.core.case_schema import STRICT, NonEmpty
+from farejudge.core.drafts import Draft, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.package_data import DATASETS
 from farejudge.core.text_input import read_text
-from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_file import (
     append_label,
     latest_labels,
@@ -49,7 +49,7 @@ from farejudge.labelling.label_file import (
     recover_torn_tail,
 )
 from farejudge.labelling.label_match import Unmatched, unmatched
-from farejudge.labelling.records import Draft, Label, Span, span_problems
+from farejudge.labelling.records import Label, Span, span_problems
 
 EXIT_OK, EXIT_INPUT = 0, 2
 HOST = "127.0.0.1"

@@ -21,12 +21,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from farejudge.core.atomic_files import write_text_atomic
 from farejudge.core.case_schema import Case, Verdict, case_problems
+from farejudge.core.drafts import DRAFT_FIELDS, Draft, content_hash, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import read_text, shown
 from farejudge.evals.dataset import case_files, load_cases
-from farejudge.labelling.draft_file import read_drafts, write_atomic
+from farejudge.labelling.draft_file import write_atomic
 from farejudge.labelling.label_file import latest_labels, read_labels
-from farejudge.labelling.records import DRAFT_FIELDS, Draft, Label, content_hash
+from farejudge.labelling.records import Label
 
 
 class AgreedCase(BaseModel):

@@ -1,44 +1,18 @@
-"""The records of the labelling workflow: a draft case waiting for labels, and one label.
+"""The records of the labelling workflow: one label, and what it is given to.
 
-A draft is a case without its verdict, rationale or rules: what intake writes from the
-assistant's logs and what annotators see. A label is one annotator's verdict on one draft,
-tied to the draft's content hash, so a label never silently applies to a draft that changed.
+A label is one annotator's verdict on one draft (`farejudge.core.drafts`) or gold case, tied
+to its content hash, so a label never silently applies to a draft that changed.
 """
 
 import datetime
-import hashlib
-import json
 
 from pydantic import BaseModel, Field, model_validator
 
-from farejudge.core.case_schema import STRICT, Case, NonEmpty, Passage, Turn
-
-DRAFT_FIELDS = ("question", "prior_turns", "passages", "answer")
-"""What a case's content is: two records with these equal are the same case to label."""
-
-
-class Draft(BaseModel):
-    model_config = STRICT
-
-    id: NonEmpty = Field(description="stable: derived from the content hash")
-    category: NonEmpty = Field(description="the category the promoted case is filed under")
-    question: NonEmpty
-    prior_turns: list[Turn]
-    passages: list[Passage] = Field(min_length=1)
-    answer: NonEmpty
-    content_sha256: NonEmpty = Field(description="hash of question, turns, passages, answer")
-    source: NonEmpty = Field(description="where intake read it: file:line of the assistant log")
-
+from farejudge.core.case_schema import STRICT, Case, NonEmpty
+from farejudge.core.drafts import Draft
 
 Labelled = Draft | Case
 """What a label is given to: a draft, or a case of the gold set."""
-
-
-def content_hash(record: Labelled) -> str:
-    """The hash of what is labelled; the same for a draft and the case promoted from it."""
-    content = record.model_dump(include=set(DRAFT_FIELDS), mode="json")
-    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Span(BaseModel):

@@ -13,15 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from farejudge.core.drafts import Draft, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.prompt_versions import MANIFEST, load_manifest
-from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.intake import Drafted, intake
 from farejudge.labelling.intake import main as intake_main
 from farejudge.labelling.intake_mapping import load_mapping
 from farejudge.labelling.label_file import read_labels, recover_torn_tail
-from farejudge.labelling.records import Draft
 from farejudge.matrix.prices import load_model_costs
 from tests.support.cli import inspect_eval
 from tests.support.labels import DRAFTS, alice

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 from inspect_ai import eval
 
+from farejudge.core.drafts import read_drafts
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling import agreement_report, intake, promote
-from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_file import read_labels
 from farejudge.testing.scripted_judge import echo_gold, scripted_judge
 from tests.support.browser import browser_page, running, select_range

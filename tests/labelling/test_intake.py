@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
+from farejudge.core.drafts import Draft, content_hash, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling import intake as intake_module
-from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.intake import Drafted, IntakeResult, intake, main
 from farejudge.labelling.intake_mapping import IntakeMapping, load_mapping
-from farejudge.labelling.records import Draft, content_hash
 from tests.support.full_disk import PAGE, full_folder
 from tests.support.labels import write_drafts
 from tests.support.paths import FIXTURES

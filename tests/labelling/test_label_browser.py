@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from farejudge.core.case_schema import Passage, Turn
-from farejudge.labelling.records import Draft, content_hash
+from farejudge.core.drafts import Draft, content_hash
 from tests.support.browser import running, select_range
 from tests.support.labels import write_drafts
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from farejudge.labelling.records import Draft
+from farejudge.core.drafts import Draft
 
 OPEN_LINE = re.compile(r"^Open http://127\.0\.0\.1:(\d+)/")
 JUDGE_LABEL = str(Path(sys.executable).parent / "judge-label")

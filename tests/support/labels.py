@@ -4,11 +4,12 @@ import datetime
 from collections.abc import Iterable
 from pathlib import Path
 
+from farejudge.core.drafts import Draft
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling.draft_file import write_atomic
 from farejudge.labelling.intake import Drafted, intake
 from farejudge.labelling.intake_mapping import load_mapping
-from farejudge.labelling.records import Draft, Label, Span
+from farejudge.labelling.records import Label, Span
 from tests.support.paths import FIXTURES
 
 

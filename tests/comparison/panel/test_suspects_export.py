@@ -14,12 +14,11 @@ from farejudge.comparison.report.build import build_report
 from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import evaluate
+from farejudge.core.drafts import content_hash, read_drafts
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.fingerprint import case_hash
 from farejudge.labelling import agreement_report, intake, promote
-from farejudge.labelling.draft_file import read_drafts
 from farejudge.labelling.label_server import SHOWN_FIELDS, open_session
-from farejudge.labelling.records import content_hash
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.browser import GUIDE
 from tests.support.scripted_cases import run_version
