@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict
 
 from farejudge.audit.arrays import Floats, as_floats
+from farejudge.core.population import population_hash
 
 ALL = "all"
 """The one stratum of a uniform design."""
@@ -88,17 +89,6 @@ class AuditSample(BaseModel):
             return None
         sizes = {s.name: s.population for s in self.strata}
         return inverse_inclusion(sizes, [drawn[draft] for draft in labelled])
-
-
-def population_hash(drafts: Mapping[str, str]) -> str:
-    """SHA-256 of the drafts (id -> content) in id order: any change of an id or a content,
-    a draft added or removed, changes it; the order they come in does not."""
-    found = hashlib.sha256()
-    for draft in sorted(drafts):
-        name = draft.encode("utf-8")
-        found.update(len(name).to_bytes(8, "big") + name)
-        found.update(hashlib.sha256(drafts[draft].encode("utf-8")).digest())
-    return found.hexdigest()
 
 
 def _keys(ids: Sequence[str], seed: int, population: str) -> list[int]:

@@ -25,7 +25,11 @@ class Shard:
         return f"{self.index}/{self.count}"
 
     def holds(self, sample: "Sample") -> bool:
-        family = str((sample.metadata or {}).get("derived_from", sample.id))
+        return self.holds_family(str((sample.metadata or {}).get("derived_from", sample.id)))
+
+    def holds_family(self, family: str) -> bool:
+        """Whether the case family with this id (a case's own id, or its gold case's) is
+        this shard's: a draft is split by its id before it is rendered."""
         digest = hashlib.sha256(family.encode("utf-8")).digest()
         return int.from_bytes(digest[:8], "big") % self.count == self.index
 

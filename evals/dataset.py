@@ -21,7 +21,7 @@ from farejudge.evals.render import judge_messages
 DEFAULT_CASES = DATASETS / "cases"
 
 
-def _locate(path: str | Path) -> Path:
+def locate(path: str | Path) -> Path:
     """Find a relative path where the user meant it.
 
     `inspect eval evals/judge_groundedness.py` imports the task with the working directory set
@@ -37,7 +37,7 @@ def _locate(path: str | Path) -> Path:
 
 def case_files(path: str | Path) -> list[Path]:
     """The JSON Lines files a `dataset` option names: one file, or every *.jsonl in a folder."""
-    target = _locate(path)
+    target = locate(path)
     if target.is_dir():
         files = sorted(target.glob("*.jsonl"))
         if not files:

@@ -22,7 +22,7 @@ from farejudge.evals.verdict_schema import Constrained, schema_mode
 
 
 @solver
-def judge_generate(constrained: Constrained = None) -> Solver:
+def judge_generate(constrained: Constrained = None, task_model: str | None = None) -> Solver:
     """Call the judge; a provider fault that outlives Inspect's own retries errors the sample.
 
     `constrained` asks for the verdict schema: true sends it as the provider's structured-output
@@ -31,10 +31,11 @@ def judge_generate(constrained: Constrained = None) -> Solver:
     judge's behaviour: each sample's model event records what its request carried (Inspect's
     `response_schema` in its config, or the `json_object` format in its `extra_body`), and
     the log's task arguments and model give the mode of the whole run (`schema_mode`). A
-    schema the model's API cannot carry errors the sample unsent.
+    schema the model's API cannot carry errors the sample unsent. `task_model` is the model
+    the task names, where it names one: the schema is probed on it.
     """
     schema_check = SchemaCheck()
-    schema_check.probe(constrained)
+    schema_check.probe(constrained, None if task_model is None else get_model(task_model))
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         # Each sample, not once: a provider may build a new client (after a credential

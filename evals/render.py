@@ -9,6 +9,7 @@ so nothing inside can close its tag or open one that passes for the frame.
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
 from farejudge.core.case_schema import Case, Passage
+from farejudge.core.drafts import Draft
 from farejudge.core.escaping import escape
 from farejudge.core.sample_case import ANSWER_TAG, QUESTION_TAG, tagged
 from farejudge.evals.prompt_versions import PromptVersion, RenderContract
@@ -27,7 +28,7 @@ def render_passage(passage: Passage, contract: RenderContract) -> str:
     return tagged("passage", "\n".join(lines))
 
 
-def render_case(case: Case, contract: RenderContract) -> str:
+def render_case(case: Case | Draft, contract: RenderContract) -> str:
     sections = []
     if contract.prior_turns and case.prior_turns:
         turns = "\n".join(
@@ -41,7 +42,7 @@ def render_case(case: Case, contract: RenderContract) -> str:
     return "\n\n".join(sections)
 
 
-def judge_messages(case: Case, version: PromptVersion) -> list[ChatMessage]:
+def judge_messages(case: Case | Draft, version: PromptVersion) -> list[ChatMessage]:
     # Ids from the case, not Inspect's random ones: the same case renders the same messages in
     # every run (ids are unique within a sample, which is all Inspect asks of them), and a
     # random id for each of thousands of messages was a third of building the task.

@@ -187,13 +187,14 @@ class SchemaCheck:
         self._unsendable: dict[str, str | None] = {}
         """model → why its API cannot carry the schema, or None where it can."""
 
-    def probe(self, constrained: Constrained) -> None:
+    def probe(self, constrained: Constrained, task_model: Model | None = None) -> None:
         """Raises InputError when the task's model refuses the schema `constrained` asks for,
-        or its API cannot carry it."""
+        or its API cannot carry it. `task_model` is the model the task itself names, where
+        it names one (`Task(model=...)`, which Inspect runs over the eval's)."""
         # By default only gguf/ gets the schema, enforced in-process: nothing to ask.
         if constrained is None or constrained is False:
             return
-        model = _task_model()
+        model = task_model or _task_model()
         if model is None:
             return
         name = str(model)

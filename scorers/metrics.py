@@ -127,6 +127,19 @@ def judge_failure_rate() -> Metric:
 
 
 @metric
+def flagged_rate() -> Metric:
+    """Share of the answered cases the judge calls ungrounded: its own rate, biased by its
+    errors (the production audit's estimate corrects it with labels)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        columns = _columns(scores)
+        answered = columns.column("judge_failure") == 0
+        return ratio(float(columns.column("judge_ungrounded")[answered].sum()), answered.sum())
+
+    return compute
+
+
+@metric
 def balanced_accuracy() -> Metric:
     return _from_confusion(lambda c: c.balanced_accuracy)
 

@@ -351,7 +351,7 @@ def score_reply(
     )
 
 
-def _errored() -> bool:
+def sample_errored() -> bool:
     """Whether the sample being scored errored.
 
     A scorer is given no sample error. Inspect records one as an `ErrorEvent` in the sample's
@@ -394,7 +394,7 @@ def verdict_agreement(graded: str = "auto") -> Scorer:
     option = GradedOption.given(graded, "-S")
 
     async def score(state: TaskState, target: Target) -> Score | None:
-        if _errored():
+        if sample_errored():
             # An errored sample is an outage, not the judge's behaviour: the run left it out
             # of every metric by not scoring it, and so does `inspect score` on its log.
             return None

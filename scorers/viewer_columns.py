@@ -69,8 +69,8 @@ DERIVATION = ("relation", "derived_from")
 """Metadata of a metamorphic sample the viewer shows as columns."""
 
 
-def _column(key: str, visible: bool = True) -> TaskSamplesColumn:
-    return TaskSamplesColumn.score(VERDICT_SCORER, key, visible=visible)
+def _column(key: str, visible: bool = True, scorer: str = VERDICT_SCORER) -> TaskSamplesColumn:
+    return TaskSamplesColumn.score(scorer, key, visible=visible)
 
 
 def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
@@ -126,3 +126,59 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
 
 REVIEW_VIEWER = _viewer("Gold vs judge", ())
 METAMORPHIC_VIEWER = _viewer("Metamorphic suite: gold vs judge", DERIVATION)
+
+
+PRODUCTION_SCORER = "production_verdict"
+VERDICT_ROLES: dict[str, Role] = {
+    "ungrounded": "bad",
+    "grounded": "good",
+    "judge failure": "warn",
+}
+"""The production judge's verdicts, coloured as what they say of the assistant's answer."""
+
+
+def _production(key: str, visible: bool = True) -> TaskSamplesColumn:
+    return _column(key, visible, PRODUCTION_SCORER)
+
+
+# The production task's sample list (`farejudge/judge_production`): no gold, so no outcome;
+# the judge's verdict, coloured, and what a reviewer reads it by.
+PRODUCTION_VIEWER = ViewerConfig(
+    task_samples_view=TaskSamplesView(
+        name="Production: the judge's verdicts",
+        columns=[
+            TaskSamplesColumn(id="sampleStatus"),
+            TaskSamplesColumn(id="sampleId"),
+            TaskSamplesColumn(id="epoch"),
+            _production("category"),
+            _production("verdict"),
+            _production("claims"),
+            _production("p_shown"),
+            _production("question"),
+            TaskSamplesColumn(id="input", visible=False),
+            TaskSamplesColumn(id="target", visible=False),
+            TaskSamplesColumn(id="answer", visible=False),
+            # The numbers the audit reads, last.
+            _production("judge_ungrounded", visible=False),
+            _production("judge_failure", visible=False),
+            _production("p_ungrounded", visible=False),
+            _production("graded_source", visible=False),
+        ],
+        # Alphabetically descending: ungrounded, then judge failures, then grounded.
+        sort=[
+            TaskSamplesSort.score(PRODUCTION_SCORER, "verdict", dir="desc"),
+            TaskSamplesSort(column="sampleId"),
+        ],
+        multiline=False,
+        score_labels={
+            "category": "Category",
+            "verdict": "Judge verdict",
+            "claims": "Claims flagged",
+            "p_shown": "P(ungrounded)",
+            "p_ungrounded": "P(ungrounded), exact",
+            "question": "Rider's question",
+        },
+        score_color_scales={"verdict": VERDICT_ROLES},
+        color_scales_enabled=True,
+    )
+)

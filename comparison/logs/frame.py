@@ -6,7 +6,6 @@ changes between epochs, and averaging first would lose the confusion counts.
 
 import math
 import re
-import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from fsspec.core import url_to_fs
 from numpy.typing import NDArray
 
 from farejudge.comparison.logs.headers import INSPECT_FILES, Usage, list_logs, read_header
-from farejudge.comparison.logs.json_stream import array_items, member_items
+from farejudge.comparison.logs.summaries import log_samples
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, another_task, diagnose
 from farejudge.comparison.logs.workers import map_logs
 from farejudge.core.shards import Shard, parse_shard
@@ -372,8 +371,6 @@ def _ordered_versions(present: set[str], manifest: list[str], notes: list[str]) 
     return known + unknown
 
 
-_SUMMARIES = "summaries.json"
-_JOURNAL_SUMMARIES = "_journal/summaries/"
 _VALUE_KEYS = (
     "agree",
     "judge_failure",
@@ -390,24 +387,6 @@ _COLUMNS = (
     *("case", "epoch", "category", "relation", *_VALUE_KEYS, "verdict", "error"),
     *("cost", "working_time"),
 )
-
-
-def _eval_summaries(archive: zipfile.ZipFile) -> Iterator[dict[str, Any]]:
-    """The sample summaries of a .eval log, one at a time: what Inspect keeps of each sample
-    beside its transcript (id, epoch, small metadata, scores, error).
-
-    A finished log has them in one member; one whose run was killed only in its journal,
-    written in batches, in order.
-    """
-    names = archive.namelist()
-    if _SUMMARIES in names:
-        members = [_SUMMARIES]
-    else:
-        journal = [n for n in names if n.startswith(_JOURNAL_SUMMARIES) and n.endswith(".json")]
-        members = sorted(journal, key=lambda n: int(Path(n).stem))
-    for member in members:
-        with archive.open(member) as stream:
-            yield from array_items(stream)
 
 
 def _record(sample: dict[str, Any]) -> tuple[Any, ...]:
@@ -443,13 +422,7 @@ def _sample_cost(usage: dict[str, Any]) -> float | None:
 def _read_samples(location: str, eval_id: str) -> pd.DataFrame:
     """One log's samples, only the columns the comparison uses, in one streaming pass: a .eval
     log's summaries (never its transcripts); a .json log's samples, each dropped once read."""
-    fs, path = url_to_fs(location)
-    with fs.open(path, "rb") as raw:
-        if location.endswith(".json"):
-            records = [_record(s) for s in member_items(raw, "samples")]
-        else:
-            with zipfile.ZipFile(raw) as archive:
-                records = [_record(s) for s in _eval_summaries(archive)]
+    records = [_record(s) for s in log_samples(location)]
     frame = pd.DataFrame.from_records(records, columns=list(_COLUMNS))
     # A sample run again into the same log (eval-retry) supersedes its earlier record.
     frame = frame.drop_duplicates(["case", "epoch"], keep="last").reset_index(drop=True)

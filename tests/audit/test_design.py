@@ -13,9 +13,9 @@ from farejudge.audit.design import (
     draw_stratified,
     draw_uniform,
     inverse_inclusion,
-    population_hash,
     strata_by_verdict,
 )
+from farejudge.core.population import population_hash
 
 
 def _drafts(count: int) -> dict[str, str]:

@@ -1,0 +1,278 @@
+"""The production judge's logs → every draft of the period with the judge's prediction.
+
+Reads `farejudge/judge_production` logs with the comparison's readers: headers without
+Inspect, each log's sample summaries streamed (never the transcripts) in a worker process per
+log where that pays. A period judged in shards is one period: its logs are joined, each draft
+kept from the best log that holds it (scored over errored; then a finished run, a later one).
+
+Every log must be of that task, judge the same population (the drafts file's content hash,
+which each shard records whole) with the same judge, and together hold every draft of it.
+A draft whose sample errored (an outage) is known but unjudged: never a judge failure.
+"""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from fsspec.core import url_to_fs
+from numpy.typing import NDArray
+
+from farejudge.comparison.logs.headers import INSPECT_FILES, list_logs, read_header
+from farejudge.comparison.logs.summaries import log_samples
+from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, diagnose
+from farejudge.comparison.logs.workers import map_logs
+from farejudge.core.errors import InputError
+
+TASK = "judge_production"
+SCORER = "production_verdict"
+_SUFFIXES = (".eval", ".json")
+
+Floats = NDArray[np.float64]
+Bools = NDArray[np.bool_]
+Strings = NDArray[np.object_]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Every draft the period's logs hold, in one order: what the judge said of each."""
+
+    ids: Strings
+    categories: Strings
+    content: Strings
+    """Each draft's content hash as the run judged it (what a label must name)."""
+    verdict: Floats
+    """The judge's verdict, 1 ungrounded or 0 grounded (its mean over epochs); NaN where it
+    gave none (a judge failure) or never judged the draft (an outage)."""
+    p_ungrounded: Floats
+    """Its graded P(ungrounded) (mean over epochs); NaN where it has none."""
+    failed: Bools
+    """Scored, with no verdict in any epoch: judge failures."""
+    errored: Bools
+    """In the logs but never scored: the provider failed (an outage), not the judge."""
+    population: int
+    population_sha256: str
+    model: str
+    prompt_version: str
+    graded: str
+    """The run's `-T graded=` option."""
+    logs: list[str]
+    """The logs read, best last."""
+    left_out: list[str]
+    """The files found in the folders given and not read, each with why."""
+
+    def positions(self) -> dict[str, int]:
+        """Each draft id's position in the arrays."""
+        return {str(draft): i for i, draft in enumerate(self.ids.tolist())}
+
+
+def _files(paths: Sequence[str]) -> dict[str, bool]:
+    """The log files at `paths` (files, or folders searched recursively), each with whether
+    it was named itself: such a file must be a usable log of the task, or it is an error."""
+    found: dict[str, bool] = {}
+    for path in paths:
+        fs, bare = url_to_fs(path)
+        if not fs.exists(bare):
+            raise InputError([f"{path}: no such log file or folder"])
+        if fs.isdir(bare):
+            for log in list_logs(path):
+                found.setdefault(log, False)
+        elif path.endswith(_SUFFIXES):
+            found[path] = True
+        else:
+            raise InputError([f"{path}: not a log (an Inspect log is a .eval or .json file)"])
+    return found
+
+
+def _leave_out(location: str, why: str, named: bool, left_out: list[str]) -> None:
+    if named:
+        raise InputError([f"{location}: {why}"])
+    left_out.append(f"{location}: {why}")
+
+
+def _headers(paths: Sequence[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    headers: list[dict[str, Any]] = []
+    left_out: list[str] = []
+    for location, named in _files(paths).items():
+        name = location.replace("\\", "/").rsplit("/", 1)[-1]
+        try:
+            header = read_header(location)
+        except READ_ERRORS as err:
+            why = diagnose(location, err, TASK)
+            if not named and why.settled and name in INSPECT_FILES:
+                continue  # an eval set's record or a listing, as Inspect wrote it
+            _leave_out(location, f"cannot read it: {why}", named, left_out)
+            continue
+        task = header.task.split("/")[-1]
+        if task != TASK:
+            _leave_out(
+                location,
+                f"a log of {task}, not of {TASK}: judge the period with `inspect eval "
+                f"farejudge/{TASK} -T drafts=...`",
+                named,
+                left_out,
+            )
+            continue
+        metadata = header.metadata
+        missing = [k for k in ("population_sha256", "population") if metadata.get(k) is None]
+        if missing:
+            _leave_out(location, f"no {missing[0]} in its eval metadata", named, left_out)
+            continue
+        headers.append(
+            {
+                "log": location,
+                "model": header.model,
+                "status": header.status,
+                "finished": header.finished or "",
+                "completed": header.completed or 0,
+                "prompt_version": str(metadata.get("prompt_version")),
+                "graded": str(metadata.get("graded")),
+                "population": int(metadata["population"]),
+                "population_sha256": str(metadata["population_sha256"]),
+            }
+        )
+    if not headers:
+        found = f"; each file found is left out ({len(left_out)})" if left_out else ""
+        raise InputError([f"no {TASK} logs in {', '.join(paths)}{found}", *left_out])
+    return headers, left_out
+
+
+def _same(headers: list[dict[str, Any]], key: str, what: str) -> str:
+    """The one value of `key` all logs share, or an InputError naming a log that differs."""
+    first = headers[0]
+    for header in headers[1:]:
+        if header[key] != first[key]:
+            raise InputError(
+                [
+                    f"{header['log']}: {what} {header[key]!r}, but {first['log']} has "
+                    f"{first[key]!r}: give the logs of one period's run"
+                ]
+            )
+    return str(first[key])
+
+
+def _number(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _rows(location: str, rank: str) -> dict[str, Any] | Unusable:
+    """One log's samples as columns, or why they cannot be read (a worker returns what it
+    found: an exception may not pickle)."""
+    ids: list[str] = []
+    epochs: list[int] = []
+    categories: list[str] = []
+    content: list[str] = []
+    verdict: list[float] = []
+    failure: list[float] = []
+    graded: list[float] = []
+    try:
+        for sample in log_samples(location):
+            metadata = sample.get("metadata") or {}
+            score = (sample.get("scores") or {}).get(SCORER) or {}
+            value = score.get("value")
+            value = value if isinstance(value, dict) else {}
+            ids.append(str(sample["id"]))
+            epochs.append(int(sample["epoch"]))
+            categories.append(str(metadata.get("category", "")))
+            content.append(str(metadata.get("content_sha256", "")))
+            verdict.append(_number(value.get("judge_ungrounded")))
+            failure.append(_number(value.get("judge_failure")))
+            graded.append(_number(value.get("p_ungrounded")))
+    except READ_ERRORS as err:
+        return diagnose(location, err, TASK, reading="its samples")
+    return {
+        "id": ids,
+        "epoch": epochs,
+        "category": categories,
+        "content": content,
+        "verdict": np.array(verdict),
+        "failure": np.array(failure),
+        "p_ungrounded": np.array(graded),
+        "rank": int(rank),
+    }
+
+
+def _ranked(headers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Worst first: a finished run over one that is not, then by when it finished, then by
+    how many samples it completed (a retry within the same second)."""
+    return sorted(
+        headers, key=lambda h: (h["status"] == "success", str(h["finished"]), h["completed"])
+    )
+
+
+def _drafts(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per draft from its rows over logs and epochs: each (draft, epoch) from its best
+    log (scored first), then the epochs averaged."""
+    frame = frame.assign(scored=frame["failure"].notna())
+    frame = frame.sort_values(["scored", "rank"], kind="stable").drop_duplicates(
+        ["id", "epoch"], keep="last"
+    )
+    answered = frame["scored"] & (frame["failure"] == 0)
+    grouped = frame.assign(
+        verdict=frame["verdict"].where(answered),
+        p_ungrounded=frame["p_ungrounded"].where(answered),
+        answered=answered,
+    ).groupby("id", sort=False)
+    drafts = grouped.agg(
+        category=("category", "last"),
+        content=("content", "last"),
+        verdict=("verdict", "mean"),
+        p_ungrounded=("p_ungrounded", "mean"),
+        scored=("scored", "any"),
+        answered=("answered", "any"),
+    )
+    return drafts.reset_index()
+
+
+def read_judged(paths: Sequence[str]) -> Judged:
+    """The period's drafts and the judge's predictions from its logs (files or folders), or an
+    InputError of one line naming the log and what is wrong with it."""
+    headers, left_out = _headers(paths)
+    population_sha256 = _same(headers, "population_sha256", "judged the drafts hashing to")
+    population = int(_same(headers, "population", "judged a population of"))
+    model = _same(headers, "model", "was judged by")
+    version = _same(headers, "prompt_version", "was judged with prompt version")
+    ranked = _ranked(headers)
+    found = map_logs(_rows, [(str(h["log"]), str(rank)) for rank, h in enumerate(ranked)])
+    frames = []
+    for header, result in zip(ranked, found, strict=True):
+        if isinstance(result, Unusable):
+            raise InputError([f"{header['log']}: cannot read its samples: {result}"])
+        rank = result.pop("rank")
+        frames.append(pd.DataFrame(result).assign(rank=rank))
+    drafts = _drafts(pd.concat(frames, ignore_index=True))
+    if len(drafts) < population:
+        raise InputError(
+            [
+                f"{ranked[-1]['log']}: the logs hold {len(drafts):,} of the period's "
+                f"{population:,} drafts: a shard's log is missing, or a run stopped or was "
+                "limited (--limit); `inspect eval-retry LOG` completes a stopped run"
+            ]
+        )
+    if len(drafts) > population:
+        raise InputError(
+            [
+                f"{ranked[-1]['log']}: the logs hold {len(drafts):,} drafts, more than the "
+                f"period's {population:,}: a log of other drafts with the same population hash?"
+            ]
+        )
+    scored = drafts["scored"].to_numpy(dtype=bool)
+    answered = drafts["answered"].to_numpy(dtype=bool)
+    return Judged(
+        ids=drafts["id"].to_numpy(dtype=object),
+        categories=drafts["category"].to_numpy(dtype=object),
+        content=drafts["content"].to_numpy(dtype=object),
+        verdict=drafts["verdict"].to_numpy(dtype=np.float64, na_value=np.nan),
+        p_ungrounded=drafts["p_ungrounded"].to_numpy(dtype=np.float64, na_value=np.nan),
+        failed=scored & ~answered,
+        errored=~scored,
+        population=population,
+        population_sha256=population_sha256,
+        model=model,
+        prompt_version=version,
+        graded=str(ranked[-1]["graded"]),
+        logs=[str(h["log"]) for h in ranked],
+        left_out=left_out,
+    )

@@ -1,0 +1,99 @@
+"""The judge to deploy, as `judge-compare`'s decision.json names it: a prompt version and a
+judge model (its `prefer`), for the production task's `-T decision=`.
+
+Only `prefer` is read here; its schema is `farejudge.comparison.deploy.decision.Decision`,
+above this stage (the audit reads the rest).
+
+Inspect runs a task on the model the task names over the eval's model (`Task(model=...)`
+wins over `--model`, silently). So the decision's model is the task's, and a run's model
+that contradicts it is an error, not overridden: `--model`, or an `INSPECT_EVAL_MODEL` the
+command line did not take as its default. A model equal to `INSPECT_EVAL_MODEL` is that
+default (the repository's `.env` sets one for the main job) and gives way to the decision.
+"""
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from farejudge.core.errors import InputError
+from farejudge.core.text_input import dotted, read_text, shown
+from farejudge.evals.dataset import locate
+
+PANEL = "panel ("
+"""How decision.json names a panel's model: `panel (a, b, c)`."""
+NO_MODEL = "none/none"
+"""Inspect's model when none was given and INSPECT_EVAL_MODEL is unset."""
+
+
+class _Name(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    version: str
+    model: str
+
+
+class _Prefer(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    prefer: _Name | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class DeployedJudge:
+    """The judge a decision.json prefers."""
+
+    version: str
+    model: str
+    decision: str
+    """The decision file, as given."""
+
+
+def read_decision(path: str) -> DeployedJudge:
+    """The judge `path` (a decision.json) prefers, or an InputError of one line naming it."""
+    where = f"-T decision={path}"
+    file = locate(path)
+    if not file.is_file():
+        raise InputError([f"{where}: no such file"])
+    text = read_text(file, shown(file))
+    try:
+        found = _Prefer.model_validate(json.loads(text))
+    except json.JSONDecodeError as err:
+        raise InputError([f"{shown(file)}: not JSON ({err.msg}, line {err.lineno})"]) from None
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise InputError(
+            [
+                f"{shown(file)}: field {dotted(first['loc'])!r}: {first['msg']} "
+                "(is it a decision.json?)"
+            ]
+        ) from None
+    if found.prefer is None:
+        why = f": {found.reason}" if found.reason else ""
+        raise InputError([f"{shown(file)}: prefers no judge{why}"])
+    if found.prefer.model.startswith(PANEL):
+        raise InputError(
+            [
+                f"{shown(file)}: prefers the panel {found.prefer.model}; judge_production runs "
+                "one judge: give -T prompt_version and --model instead of -T decision"
+            ]
+        )
+    return DeployedJudge(found.prefer.version, found.prefer.model, str(Path(path)))
+
+
+def check_run_model(judge: DeployedJudge, active: str) -> None:
+    """Raise an InputError when the run's model (`active`, the model Inspect creates the task
+    for) contradicts the decision's: it is neither that model, nor none, nor the
+    INSPECT_EVAL_MODEL default."""
+    default = os.environ.get("INSPECT_EVAL_MODEL", "").split(",")[0].strip()
+    if active in (judge.model, NO_MODEL, default):
+        return
+    raise InputError(
+        [
+            f"--model {active}: -T decision={judge.decision} prefers {judge.model}; leave "
+            f"--model out (the decision sets it) or give --model {judge.model}"
+        ]
+    )

@@ -1,0 +1,165 @@
+"""The production judge: the deployed judge over every answer of a period, for the audit.
+
+inspect eval farejudge/judge_production -T drafts=week/drafts.jsonl -T decision=decision.json
+
+Each draft of `judge-intake`'s file is judged as the gold task judges a case (the same solver,
+prompt versions and rendering); the scorer records the verdict, P(ungrounded) where the judge
+gives one, and judge failures, with no agreement (there is no gold). `judge-audit estimate`
+reads the log with the labels of the period's sample.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Epochs, Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.model import get_model
+
+from farejudge.core.errors import InputError
+from farejudge.core.shards import check_shard
+from farejudge.evals.cli_errors import install_error_lines
+from farejudge.evals.deployed_judge import NO_MODEL, DeployedJudge, check_run_model, read_decision
+from farejudge.evals.fingerprint import sha256
+from farejudge.evals.graded_request import graded_generate
+from farejudge.evals.judge_call import judge_generate
+from farejudge.evals.judge_groundedness import DEFAULT_FAIL_ON_ERROR
+from farejudge.evals.log_redaction import install_log_redaction
+from farejudge.evals.log_written import install_log_write_check
+from farejudge.evals.production_drafts import draft_samples, load_period
+from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
+from farejudge.evals.retry_policy import retry_config
+from farejudge.evals.verdict_schema import check_constrained
+from farejudge.scorers.graded_option import GradedOption
+from farejudge.scorers.production_scorer import production_verdict
+from farejudge.scorers.viewer_columns import PRODUCTION_VIEWER
+
+# Bump when the scoring or what the log records changes: the audit reads logs of this version.
+TASK_VERSION = 1
+OPTIONS = (
+    "drafts",
+    "prompt_version",
+    "decision",
+    "constrained",
+    "fail_on_error",
+    "shard",
+    "graded",
+)
+
+
+def _active_model() -> str:
+    """The model Inspect is creating the task for (`--model`, or INSPECT_EVAL_MODEL); none
+    outside an eval with no INSPECT_EVAL_MODEL."""
+    try:
+        return str(get_model())
+    except Exception:
+        return NO_MODEL
+
+
+def _judge(decision: str | None, prompt_version: str | None) -> tuple[DeployedJudge | None, str]:
+    """The decision's judge, if given, and the prompt version the run uses."""
+    if decision is None:
+        return None, prompt_version or ""
+    deployed = read_decision(decision)
+    if prompt_version is not None and prompt_version != deployed.version:
+        raise InputError(
+            [
+                f"-T prompt_version={prompt_version}: -T decision={decision} prefers "
+                f"{deployed.version}; give one of them"
+            ]
+        )
+    check_run_model(deployed, _active_model())
+    return deployed, deployed.version
+
+
+@task
+def judge_production(
+    drafts: str | None = None,
+    prompt_version: str | None = None,
+    decision: str | None = None,
+    constrained: bool | str | None = None,
+    fail_on_error: bool | float = DEFAULT_FAIL_ON_ERROR,
+    shard: str | None = None,
+    graded: str = "auto",
+    **unknown: Any,
+) -> Task:
+    """Judge every draft of a period (a judge-intake drafts file): verdicts, no agreement.
+
+    Args:
+        drafts: The period's drafts file (`judge-intake`'s output), JSON Lines: required.
+        prompt_version: A version in prompts/judge_groundedness/manifest.toml (default: the
+            decision's, else the manifest's current version).
+        decision: A decision.json (`judge-compare`'s): the prompt version and the judge model
+            it prefers. The model is the task's own (`Task(model=...)`, which Inspect runs
+            over `--model`): a `--model` that contradicts it is an error; a default from
+            INSPECT_EVAL_MODEL gives way to it.
+        constrained: Ask the judge for the verdict JSON schema, as for judge_groundedness:
+            true, json_object or false (default: on for the in-process gguf/ provider only).
+        fail_on_error: A draft whose judge could not be reached errors (an outage, never a
+            judge failure; `inspect eval-retry` judges it again); the run stops once more
+            than this share of drafts errored (true: on the first, false: never).
+        shard: i/N, the i-th of N shards of the drafts (0 <= i < N), split by draft id; each
+            shard's log records the whole file's population, and the audit joins the shards.
+        graded: Where each verdict's P(ungrounded) comes from: logprobs, epochs (the verdict
+            itself), off. Default (auto): logprobs on the gguf/ provider, epochs elsewhere.
+        **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
+            would silently run the defaults, so any option not named above is an error.
+    """
+    install_error_lines()
+    install_log_redaction()
+    install_log_write_check()
+    if unknown:
+        raise InputError(
+            [f"-T {name}: not an option of judge_production" for name in unknown]
+            + [f"options: {', '.join(OPTIONS)}"]
+        )
+    for name, value in (("drafts", drafts), ("prompt_version", prompt_version)):
+        if value is not None and not isinstance(value, str):
+            raise InputError([f"-T {name}={value!r}: give one {name}, not a list"])
+    if drafts is None:
+        raise InputError(["-T drafts=PATH: give the period's drafts file (judge-intake's output)"])
+    if decision is not None and not isinstance(decision, str):
+        raise InputError([f"-T decision={decision!r}: give one decision.json"])
+    if not isinstance(fail_on_error, bool | float | int):
+        raise InputError([f"-T fail_on_error={fail_on_error!r}: give a share, true or false"])
+    schema = check_constrained(constrained)
+    graded_option = GradedOption.given(graded, "-T")
+    chosen = check_shard(shard)
+    deployed, version_name = _judge(decision, prompt_version)
+    version = load_prompt_version(version_name or None)
+    period = load_period(drafts, chosen)
+    model = None if deployed is None else deployed.model
+    return Task(
+        dataset=MemoryDataset(
+            draft_samples(period.drafts, version),
+            name=Path(drafts).stem,
+            location=str(drafts),
+        ),
+        solver=graded_generate(judge_generate(schema, model), graded_option),
+        config=retry_config(),
+        scorer=production_verdict(graded_option),
+        # Each epoch's verdict is its own row, as in the gold task; the audit averages them.
+        epochs=Epochs(1, []),
+        model=model,
+        viewer=PRODUCTION_VIEWER,
+        fail_on_error=fail_on_error,
+        version=TASK_VERSION,
+        metadata={
+            "prompt_version": version.name,
+            "prompt_date": version.date.isoformat() if version.date else None,
+            "prompt_sha256": sha256(version.instructions),
+            "render_contract": version.render.model_dump(),
+            "manifest": manifest_record(),
+            "constrained": "auto" if schema is None else schema,
+            "shard": None if chosen is None else str(chosen),
+            "graded": graded_option,
+            "drafts": period.file.name,
+            # The period's population, whole whatever the shard: the audit's sample must have
+            # been drawn from exactly these drafts.
+            "population": period.population,
+            "population_sha256": period.population_sha256,
+            "categories": period.categories,
+            "decision": None
+            if deployed is None
+            else {"file": deployed.decision, "version": deployed.version, "model": deployed.model},
+        },
+    )
