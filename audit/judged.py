@@ -11,7 +11,8 @@ A draft whose sample errored (an outage) is known but unjudged: never a judge fa
 """
 
 import math
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,14 @@ import pandas as pd
 from fsspec.core import url_to_fs
 from numpy.typing import NDArray
 
-from farejudge.comparison.logs.headers import INSPECT_FILES, list_logs, read_header
-from farejudge.comparison.logs.summaries import log_samples
+from farejudge.comparison.logs.headers import (
+    INSPECT_FILES,
+    Header,
+    archive_header,
+    inspect_header,
+    list_logs,
+)
+from farejudge.comparison.logs.summaries import archive_summaries, log_samples
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, diagnose
 from farejudge.comparison.logs.workers import map_logs
 from farejudge.core.errors import InputError
@@ -92,51 +99,102 @@ def _leave_out(location: str, why: str, named: bool, left_out: list[str]) -> Non
     left_out.append(f"{location}: {why}")
 
 
-def _headers(paths: Sequence[str]) -> tuple[list[dict[str, Any]], list[str]]:
-    headers: list[dict[str, Any]] = []
+def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
+    """What the audit reads of each sample, as columns."""
+    ids: list[str] = []
+    epochs: list[int] = []
+    categories: list[str] = []
+    content: list[str] = []
+    verdict: list[float] = []
+    failure: list[float] = []
+    graded: list[float] = []
+    for sample in samples:
+        metadata = sample.get("metadata") or {}
+        score = (sample.get("scores") or {}).get(SCORER) or {}
+        value = score.get("value")
+        value = value if isinstance(value, dict) else {}
+        ids.append(str(sample["id"]))
+        epochs.append(int(sample["epoch"]))
+        categories.append(str(metadata.get("category", "")))
+        content.append(str(metadata.get("content_sha256", "")))
+        verdict.append(_number(value.get("judge_ungrounded")))
+        failure.append(_number(value.get("judge_failure")))
+        graded.append(_number(value.get("p_ungrounded")))
+    return {
+        "id": ids,
+        "epoch": epochs,
+        "category": categories,
+        "content": content,
+        "verdict": np.array(verdict),
+        "failure": np.array(failure),
+        "p_ungrounded": np.array(graded),
+    }
+
+
+def _header_fields(header: Header) -> dict[str, Any]:
+    metadata = header.metadata
+    return {
+        "task": header.task.split("/")[-1],
+        "model": header.model,
+        "status": header.status,
+        "finished": header.finished or "",
+        "completed": header.completed or 0,
+        "prompt_version": str(metadata.get("prompt_version")),
+        "graded": str(metadata.get("graded")),
+        "population": metadata.get("population"),
+        "population_sha256": metadata.get("population_sha256"),
+    }
+
+
+def _log(location: str, _: str) -> dict[str, Any] | Unusable:
+    """One log's header and, for a log of the task, its samples as columns; or why it cannot
+    be read. Each .eval log is opened once (its zip directory is most of a large log's
+    reading after its samples). A worker returns what it found: an exception may not pickle."""
+    try:
+        if location.endswith(".eval"):
+            fs, path = url_to_fs(location)
+            with fs.open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
+                header = archive_header(archive) or inspect_header(location)
+                found = _header_fields(header)
+                if found["task"] == TASK:
+                    found["rows"] = _columns(archive_summaries(archive))
+            return found
+        found = _header_fields(inspect_header(location))
+        if found["task"] == TASK:
+            found["rows"] = _columns(log_samples(location))
+        return found
+    except READ_ERRORS as err:
+        return diagnose(location, err, TASK)
+
+
+def _logs(paths: Sequence[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every log of the task under `paths` with its samples; the files left out, with why."""
+    files = _files(paths)
+    found = map_logs(_log, [(location, "") for location in files])
+    logs: list[dict[str, Any]] = []
     left_out: list[str] = []
-    for location, named in _files(paths).items():
+    for (location, named), result in zip(files.items(), found, strict=True):
         name = location.replace("\\", "/").rsplit("/", 1)[-1]
-        try:
-            header = read_header(location)
-        except READ_ERRORS as err:
-            why = diagnose(location, err, TASK)
-            if not named and why.settled and name in INSPECT_FILES:
+        if isinstance(result, Unusable):
+            if not named and result.settled and name in INSPECT_FILES:
                 continue  # an eval set's record or a listing, as Inspect wrote it
-            _leave_out(location, f"cannot read it: {why}", named, left_out)
-            continue
-        task = header.task.split("/")[-1]
-        if task != TASK:
+            _leave_out(location, f"cannot read it: {result}", named, left_out)
+        elif result["task"] != TASK:
             _leave_out(
                 location,
-                f"a log of {task}, not of {TASK}: judge the period with `inspect eval "
+                f"a log of {result['task']}, not of {TASK}: judge the period with `inspect eval "
                 f"farejudge/{TASK} -T drafts=...`",
                 named,
                 left_out,
             )
-            continue
-        metadata = header.metadata
-        missing = [k for k in ("population_sha256", "population") if metadata.get(k) is None]
-        if missing:
-            _leave_out(location, f"no {missing[0]} in its eval metadata", named, left_out)
-            continue
-        headers.append(
-            {
-                "log": location,
-                "model": header.model,
-                "status": header.status,
-                "finished": header.finished or "",
-                "completed": header.completed or 0,
-                "prompt_version": str(metadata.get("prompt_version")),
-                "graded": str(metadata.get("graded")),
-                "population": int(metadata["population"]),
-                "population_sha256": str(metadata["population_sha256"]),
-            }
-        )
-    if not headers:
-        found = f"; each file found is left out ({len(left_out)})" if left_out else ""
-        raise InputError([f"no {TASK} logs in {', '.join(paths)}{found}", *left_out])
-    return headers, left_out
+        elif result["population_sha256"] is None or result["population"] is None:
+            _leave_out(location, "no population_sha256 in its eval metadata", named, left_out)
+        else:
+            logs.append({**result, "log": location})
+    if not logs:
+        found_out = f"; each file found is left out ({len(left_out)})" if left_out else ""
+        raise InputError([f"no {TASK} logs in {', '.join(paths)}{found_out}", *left_out])
+    return logs, left_out
 
 
 def _same(headers: list[dict[str, Any]], key: str, what: str) -> str:
@@ -155,43 +213,6 @@ def _same(headers: list[dict[str, Any]], key: str, what: str) -> str:
 
 def _number(value: Any) -> float:
     return math.nan if value is None else float(value)
-
-
-def _rows(location: str, rank: str) -> dict[str, Any] | Unusable:
-    """One log's samples as columns, or why they cannot be read (a worker returns what it
-    found: an exception may not pickle)."""
-    ids: list[str] = []
-    epochs: list[int] = []
-    categories: list[str] = []
-    content: list[str] = []
-    verdict: list[float] = []
-    failure: list[float] = []
-    graded: list[float] = []
-    try:
-        for sample in log_samples(location):
-            metadata = sample.get("metadata") or {}
-            score = (sample.get("scores") or {}).get(SCORER) or {}
-            value = score.get("value")
-            value = value if isinstance(value, dict) else {}
-            ids.append(str(sample["id"]))
-            epochs.append(int(sample["epoch"]))
-            categories.append(str(metadata.get("category", "")))
-            content.append(str(metadata.get("content_sha256", "")))
-            verdict.append(_number(value.get("judge_ungrounded")))
-            failure.append(_number(value.get("judge_failure")))
-            graded.append(_number(value.get("p_ungrounded")))
-    except READ_ERRORS as err:
-        return diagnose(location, err, TASK, reading="its samples")
-    return {
-        "id": ids,
-        "epoch": epochs,
-        "category": categories,
-        "content": content,
-        "verdict": np.array(verdict),
-        "failure": np.array(failure),
-        "p_ungrounded": np.array(graded),
-        "rank": int(rank),
-    }
 
 
 def _ranked(headers: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -229,20 +250,18 @@ def _drafts(frame: pd.DataFrame) -> pd.DataFrame:
 def read_judged(paths: Sequence[str]) -> Judged:
     """The period's drafts and the judge's predictions from its logs (files or folders), or an
     InputError of one line naming the log and what is wrong with it."""
-    headers, left_out = _headers(paths)
-    population_sha256 = _same(headers, "population_sha256", "judged the drafts hashing to")
-    population = int(_same(headers, "population", "judged a population of"))
-    model = _same(headers, "model", "was judged by")
-    version = _same(headers, "prompt_version", "was judged with prompt version")
-    ranked = _ranked(headers)
-    found = map_logs(_rows, [(str(h["log"]), str(rank)) for rank, h in enumerate(ranked)])
-    frames = []
-    for header, result in zip(ranked, found, strict=True):
-        if isinstance(result, Unusable):
-            raise InputError([f"{header['log']}: cannot read its samples: {result}"])
-        rank = result.pop("rank")
-        frames.append(pd.DataFrame(result).assign(rank=rank))
-    drafts = _drafts(pd.concat(frames, ignore_index=True))
+    logs, left_out = _logs(paths)
+    population_sha256 = _same(logs, "population_sha256", "judged the drafts hashing to")
+    population = int(_same(logs, "population", "judged a population of"))
+    model = _same(logs, "model", "was judged by")
+    version = _same(logs, "prompt_version", "was judged with prompt version")
+    ranked = _ranked(logs)
+    drafts = _drafts(
+        pd.concat(
+            [pd.DataFrame(log.pop("rows")).assign(rank=rank) for rank, log in enumerate(ranked)],
+            ignore_index=True,
+        )
+    )
     if len(drafts) < population:
         raise InputError(
             [
@@ -273,6 +292,6 @@ def read_judged(paths: Sequence[str]) -> Judged:
         model=model,
         prompt_version=version,
         graded=str(ranked[-1]["graded"]),
-        logs=[str(h["log"]) for h in ranked],
+        logs=[str(log["log"]) for log in ranked],
         left_out=left_out,
     )

@@ -25,18 +25,16 @@ with at most 1.5 GB peak.
 
 import argparse
 import multiprocessing
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from measure import run_measured
 from record import add_record_option, recording
 
 VERSIONS = ("v1", "v2", "v3")
@@ -128,64 +126,23 @@ def real_logs(root: Path, cases: int, base: list[str]) -> tuple[Path, str]:
     return folder, _written(folder, time.perf_counter() - start)
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident kilobytes of process `pid` and every process under it, now (Linux /proc): an
-    upper bound, as a page a forked worker shares with its parent counts in each."""
-    total, pending = 0, [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:  # it ended between listing and reading
-            continue
-        total += next(
-            (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")),
-            0,
-        )
-        pending.extend(int(child) for child in children)
-    return total
-
-
 def run_command(logs: Path, out: Path, resamples: int) -> tuple[float, float, float, int]:
     """judge-compare end to end: wall seconds, peak RSS of the command itself and of it with
     its worker processes together (sampled every 50 ms), in MB, and its exit status."""
-    command = [
-        sys.executable,
-        "-c",
-        "from farejudge.comparison.cli import main; main()",
-        str(logs),
-        "--out",
-        str(out),
-        "--quiet",
-        "--resamples",
-        str(resamples),
-    ]
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    tree_peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal tree_peak
-        while not done.wait(0.05):
-            tree_peak = max(tree_peak, _tree_rss(child.pid))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    assert child.stderr is not None
-    err = child.stderr.read().decode(errors="replace")
-    # wait4 gives this child's own rusage: ru_maxrss is the largest single process of the
-    # command and the workers it waited for, not their sum; the sampler gives the sum.
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        print(err, file=sys.stderr)
-    # ru_maxrss is in kilobytes on Linux.
-    return wall, usage.ru_maxrss / 1024, tree_peak / 1024, code
+    measured = run_measured(
+        [
+            sys.executable,
+            "-c",
+            "from farejudge.comparison.cli import main; main()",
+            str(logs),
+            "--out",
+            str(out),
+            "--quiet",
+            "--resamples",
+            str(resamples),
+        ]
+    )
+    return measured.wall, measured.peak, measured.with_workers, measured.code
 
 
 def main() -> None:

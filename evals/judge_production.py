@@ -55,10 +55,14 @@ def _active_model() -> str:
         return NO_MODEL
 
 
-def _judge(decision: str | None, prompt_version: str | None) -> tuple[DeployedJudge | None, str]:
-    """The decision's judge, if given, and the prompt version the run uses."""
+def _judge(
+    decision: str | None, prompt_version: str | None
+) -> tuple[DeployedJudge | None, str, str | None]:
+    """The decision's judge, if given; the prompt version the run uses; and the model the
+    task must name itself: the decision's, unless the run's model is that one already (whose
+    `-M` arguments and base URL then stand)."""
     if decision is None:
-        return None, prompt_version or ""
+        return None, prompt_version or "", None
     deployed = read_decision(decision)
     if prompt_version is not None and prompt_version != deployed.version:
         raise InputError(
@@ -67,8 +71,9 @@ def _judge(decision: str | None, prompt_version: str | None) -> tuple[DeployedJu
                 f"{deployed.version}; give one of them"
             ]
         )
-    check_run_model(deployed, _active_model())
-    return deployed, deployed.version
+    active = _active_model()
+    check_run_model(deployed, active)
+    return deployed, deployed.version, None if active == deployed.model else deployed.model
 
 
 @task
@@ -124,10 +129,9 @@ def judge_production(
     schema = check_constrained(constrained)
     graded_option = GradedOption.given(graded, "-T")
     chosen = check_shard(shard)
-    deployed, version_name = _judge(decision, prompt_version)
+    deployed, version_name, model = _judge(decision, prompt_version)
     version = load_prompt_version(version_name or None)
     period = load_period(drafts, chosen)
-    model = None if deployed is None else deployed.model
     return Task(
         dataset=MemoryDataset(
             draft_samples(period.drafts, version),

@@ -12,6 +12,7 @@ as the run wrote it.
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from inspect_ai import eval
 from inspect_ai.log import (
@@ -73,7 +74,7 @@ def base_runs(
     return logs
 
 
-def _scaled(usage: ModelUsage, factor: float) -> ModelUsage:
+def scaled(usage: ModelUsage, factor: float) -> ModelUsage:
     return usage.model_copy(
         update={
             "input_tokens": round(usage.input_tokens * factor),
@@ -83,7 +84,7 @@ def _scaled(usage: ModelUsage, factor: float) -> ModelUsage:
     )
 
 
-def _renamed(text: str, renames: dict[str, str]) -> str:
+def renamed(text: str, renames: dict[str, str]) -> str:
     """`text` (JSON) with each quoted string of `renames` replaced: ids and uuids are whole
     JSON strings, so a case text holding the same characters is left as it is."""
     for old, new in renames.items():
@@ -120,12 +121,15 @@ def grow_log(base: str, path: Path, count: int) -> None:
             original = old_id.rpartition("-")[0]
             new_id = f"{original}-{i // len(shipped)}"
             renames = {old_id: new_id, **({old_uuid: uuid()} if old_uuid else {})}
-            archive.writestr(f"samples/{new_id}_epoch_1.json", _renamed(sample_text, renames))
-            summary_texts.append(_renamed(summary_text, renames))
+            archive.writestr(f"samples/{new_id}_epoch_1.json", renamed(sample_text, renames))
+            summary_texts.append(renamed(summary_text, renames))
             hashes[new_id] = case_hash(shipped[original].model_copy(update={"id": new_id}))
         archive.writestr("summaries.json", f"[{','.join(summary_texts)}]")
         archive.writestr("reductions.json", "[]")
-        archive.writestr("header.json", _grown_header(header, hashes).model_dump_json())
+        metadata = {"case_sha256": hashes, "case_set_sha256": case_set_hash(hashes)}
+        archive.writestr(
+            "header.json", grown_header(header, list(hashes), metadata).model_dump_json()
+        )
 
 
 def _copy_number(sample_id: str) -> tuple[int, str]:
@@ -133,8 +137,9 @@ def _copy_number(sample_id: str) -> tuple[int, str]:
     return int(k), original
 
 
-def _grown_header(header: EvalLog, hashes: dict[str, str]) -> EvalLog:
-    ids = list(hashes)
+def grown_header(header: EvalLog, ids: list[str], metadata: dict[str, Any]) -> EvalLog:
+    """The header of a log grown from `header`'s run to the samples `ids`, its eval metadata
+    updated with `metadata`."""
     n = len(ids)
     assert header.results is not None and header.eval.metadata is not None
     factor = n / header.results.total_samples
@@ -143,11 +148,7 @@ def _grown_header(header: EvalLog, hashes: dict[str, str]) -> EvalLog:
             "eval_id": uuid(),
             "run_id": uuid(),
             "dataset": header.eval.dataset.model_copy(update={"samples": n, "sample_ids": ids}),
-            "metadata": {
-                **header.eval.metadata,
-                "case_sha256": hashes,
-                "case_set_sha256": case_set_hash(hashes),
-            },
+            "metadata": {**header.eval.metadata, **metadata},
         }
     )
     return header.model_copy(
@@ -159,7 +160,7 @@ def _grown_header(header: EvalLog, hashes: dict[str, str]) -> EvalLog:
             "stats": header.stats.model_copy(
                 update={
                     "model_usage": {
-                        model: _scaled(usage, factor)
+                        model: scaled(usage, factor)
                         for model, usage in header.stats.model_usage.items()
                     }
                 }

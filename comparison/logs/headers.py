@@ -108,15 +108,29 @@ def read_header(location: str) -> Header:
     if location.endswith(".eval"):
         fs, path = url_to_fs(location)
         with fs.open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
-            names = archive.namelist()
-            if _HEADER in names:
-                data = _json(archive.read(_HEADER))
-                spec = data.get("eval")
-                if isinstance(spec, dict) and spec.get("eval_id"):
-                    return _header(data)
-            elif _START not in names:
-                # Inspect would raise a KeyError naming the member.
-                raise ValueError(f"no {_HEADER} and no {_START} in it")
+            found = archive_header(archive)
+        if found is not None:
+            return found
+    return inspect_header(location)
+
+
+def archive_header(archive: zipfile.ZipFile) -> Header | None:
+    """The header of an open .eval log, from its header.json; None where Inspect must read it
+    (a run still going, or killed: only its journal's start record)."""
+    names = archive.namelist()
+    if _HEADER in names:
+        data = _json(archive.read(_HEADER))
+        spec = data.get("eval")
+        if isinstance(spec, dict) and spec.get("eval_id"):
+            return _header(data)
+    elif _START not in names:
+        # Inspect would raise a KeyError naming the member.
+        raise ValueError(f"no {_HEADER} and no {_START} in it")
+    return None
+
+
+def inspect_header(location: str) -> Header:
+    """The header of the log at `location` as Inspect reads it (imported only here)."""
     from inspect_ai.log import read_eval_log
 
     return header_of(read_eval_log(location, header_only=True))

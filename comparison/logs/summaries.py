@@ -18,8 +18,8 @@ _SUMMARIES = "summaries.json"
 _JOURNAL_SUMMARIES = "_journal/summaries/"
 
 
-def _eval_summaries(archive: zipfile.ZipFile) -> Iterator[dict[str, Any]]:
-    """The sample summaries of a .eval log, one at a time.
+def archive_summaries(archive: zipfile.ZipFile) -> Iterator[dict[str, Any]]:
+    """The sample summaries of an open .eval log, one at a time.
 
     A finished log has them in one member; one whose run was killed only in its journal,
     written in batches, in order.
@@ -45,4 +45,4 @@ def log_samples(location: str) -> Iterator[dict[str, Any]]:
             yield from member_items(raw, "samples")
         else:
             with zipfile.ZipFile(raw) as archive:
-                yield from _eval_summaries(archive)
+                yield from archive_summaries(archive)
