@@ -4,12 +4,14 @@ population hash in the log; shards; decision.json's judge; outages apart from ju
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
+from inspect_ai.viewer import TaskSamplesView
 
 from farejudge.audit.judged import read_judged
 from farejudge.core.drafts import Draft
@@ -83,10 +85,12 @@ def test_every_draft_is_judged_and_the_log_names_its_population(
     assert metrics["judge_failure_rate"].value == pytest.approx((COUNT - len(answered)) / COUNT)
     assert not [name for name in metrics if "accuracy" in name or "kappa" in name]
     # The viewer's columns name keys the score has.
-    columns = PRODUCTION_VIEWER.task_samples_view.columns  # type: ignore[union-attr]
-    keys = {c.id.split("__")[-1] for c in columns if PRODUCTION_SCORER in c.id}
+    view = PRODUCTION_VIEWER.task_samples_view
+    assert isinstance(view, TaskSamplesView) and view.columns is not None
+    keys = {c.id.split("__")[-1] for c in view.columns if PRODUCTION_SCORER in c.id}
     first = log.samples[0].scores[PRODUCTION_SCORER].value  # type: ignore[index]
-    assert isinstance(first, dict) and keys <= set(first), keys - set(first)
+    assert isinstance(first, dict)
+    assert keys <= set(first), keys - set(first)
 
 
 @pytest.mark.slow
@@ -245,7 +249,7 @@ def test_a_prompt_version_that_contradicts_the_decision_is_one_line(
         ({"drafts": "x.jsonl", "shard": "5/2"}, ["-T shard='5/2': give i/N with 0 <= i < N"]),
     ],
 )
-def test_bad_options_are_one_line_each(args: dict[str, str], expected: list[str]) -> None:
+def test_bad_options_are_one_line_each(args: dict[str, Any], expected: list[str]) -> None:
     with pytest.raises(InputError) as raised:
         judge_production(**args)
     for line, start in zip(raised.value.problems, expected, strict=False):

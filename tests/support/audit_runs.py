@@ -30,7 +30,6 @@ def judge_period(
     log_dir: Path,
     shard: str | None = None,
     outage: Collection[int] = (),
-    **task_args: object,
 ) -> EvalLog:
     """The production task over `drafts` on the scripted judge; the synthetic drafts numbered
     in `outage` cannot reach it (their samples error)."""
@@ -40,7 +39,7 @@ def judge_period(
             raise ConnectionError("the stand-in judge is down")
         return mock_output(reply(case_id))
 
-    task = judge_production(drafts=str(drafts), fail_on_error=False, shard=shard, **task_args)
+    task = judge_production(drafts=str(drafts), fail_on_error=False, shard=shard)
     (log,) = eval(
         task,
         model=synthetic_judge(answer),
