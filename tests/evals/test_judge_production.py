@@ -127,8 +127,13 @@ def test_an_outage_errors_the_sample_and_is_never_a_judge_failure(
     assert int(judged.failed.sum()) == sum(judge_says(i) == "failure" for i in range(COUNT))
 
 
-def _task_model(task: Task, model: str) -> str:
-    (log,) = eval(task, model=get_model(model, custom_outputs=_outputs()), display="none")
+def _task_model(task: Task, model: str, log_dir: Path) -> str:
+    (log,) = eval(
+        task,
+        model=get_model(model, custom_outputs=_outputs()),
+        log_dir=str(log_dir),
+        display="none",
+    )
     return log.eval.model
 
 
@@ -136,13 +141,13 @@ def _outputs() -> list[object]:
     return [mock_output('{"grounded": true, "unsupported_claims": [], "reasoning": "x"}')] * 3
 
 
-def test_inspect_runs_the_task_s_own_model_over_the_eval_s() -> None:
+def test_inspect_runs_the_task_s_own_model_over_the_eval_s(tmp_path: Path) -> None:
     """Inspect's behaviour the decision option rests on: `Task(model=...)` wins, silently."""
     task = Task(
         dataset=[Sample(input="hi", target="")],
         model=get_model("mockllm/task", custom_outputs=_outputs()),
     )
-    assert _task_model(task, "mockllm/eval") == "mockllm/task"
+    assert _task_model(task, "mockllm/eval", tmp_path) == "mockllm/task"
 
 
 @pytest.mark.slow
@@ -198,6 +203,7 @@ def test_a_model_that_contradicts_the_decision_is_one_line(
             judge_production,
             task_args={"drafts": str(path), "decision": str(decision)},
             model=get_model("mockllm/other", custom_outputs=_outputs()),
+            log_dir=str(tmp_path),
             display="none",
         )
     assert raised.value.problems == [
