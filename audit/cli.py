@@ -35,7 +35,9 @@ def _parser() -> argparse.ArgumentParser:
         description="The weekly audit of production: how many of the assistant's answers were "
         "ungrounded, with an interval valid whatever the judge gets wrong, and alerts.",
     )
-    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    verbs = parser.add_subparsers(
+        dest="verb", required=True, metavar="VERB", help="plan, sample, estimate, trend or schema"
+    )
     runs: dict[str, Callable[[argparse.Namespace], int]] = {}
     for name, module, summary in (
         ("plan", plan_command, "labels needed for an interval of a given half-width"),
@@ -47,7 +49,10 @@ def _parser() -> argparse.ArgumentParser:
         verb.formatter_class = argparse.RawDescriptionHelpFormatter
         module.add_arguments(verb)
         runs[name] = module.run
-    schema = verbs.add_parser("schema", help="print audit.json's or trend.json's JSON schema")
+    summary = "print audit.json's or trend.json's JSON schema"
+    schema = verbs.add_parser(
+        "schema", help=summary, description=f"`judge-audit schema`: {summary}."
+    )
     schema.add_argument("record", choices=sorted(SCHEMAS), help="which file's schema")
     runs["schema"] = _schema
     parser.set_defaults(runs=runs)

@@ -1,5 +1,7 @@
-"""`judge-audit estimate`: the period's ungrounded rate, from the judged logs, the sample and
-its labels.
+"""`judge-audit estimate`: the period's ungrounded rate from its judged logs and labels.
+
+The judge's verdict on every answer of the period (its `judge_production` logs), corrected by
+the labels of the sample drawn from it (PPI++).
 
 Writes, together or not at all, into --out: `audit.json` (`judge-audit schema audit`),
 `audit.md` and `audit.html` with the plots. Exits 1 when `--alert-above` is given and the

@@ -106,8 +106,8 @@ def _rests_on(record: AuditRecord) -> Section:
         ["the period's answers", f"{p.drafts:,} (population hash {p.population_sha256[:12]})"],
         [
             "judged",
-            f"{p.answered:,} answered; {p.judge_failures:,} judge failures; "
-            f"{p.unjudged:,} unjudged (outages)",
+            f"{p.answered:,} answered; judge failures: {p.judge_failures:,}; unjudged "
+            f"(outages): {p.unjudged:,}",
         ],
         ["the failure rule's prediction", f"{p.failure_fill:.4f}"],
         ["judge", f"{j.prompt_version} on {j.model} (-T graded={j.graded})"],

@@ -49,6 +49,11 @@ def _periods(ax: Axes, names: list[str]) -> None:
     ax.grid(axis="y", alpha=0.3)
 
 
+def _legend(ax: Axes) -> None:
+    """Below the axes, where it hides no interval."""
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, frameon=False)
+
+
 def rates(record: TrendRecord) -> bytes:
     """Each period's rate by PPI++, beside the labels alone and the judge alone."""
     names = [p.period for p in record.periods]
@@ -76,7 +81,7 @@ def rates(record: TrendRecord) -> bytes:
         ax.axhline(100 * record.alert_above, color=_ALERT, linestyle=":", label="alert above")
     _periods(ax, names)
     ax.set(ylabel="ungrounded answers (%)", title="The rate, period by period")
-    ax.legend(fontsize=8)
+    _legend(ax)
     return png(fig)
 
 
@@ -123,5 +128,5 @@ def agreement(record: TrendRecord) -> bytes | None:
     )
     _periods(ax, names)
     ax.set(ylabel="%", title="The judge on each period's labels (Wilson intervals)")
-    ax.legend(fontsize=8, loc="lower left")
+    _legend(ax)
     return png(fig)

@@ -25,7 +25,7 @@ from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.judge_groundedness import DEFAULT_FAIL_ON_ERROR
 from farejudge.evals.log_redaction import install_log_redaction
 from farejudge.evals.log_written import install_log_write_check
-from farejudge.evals.production_drafts import draft_samples, load_period
+from farejudge.evals.production_drafts import draft_samples, load_period, render_draft
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.verdict_schema import check_constrained
@@ -138,7 +138,10 @@ def judge_production(
             name=Path(drafts).stem,
             location=str(drafts),
         ),
-        solver=graded_generate(judge_generate(schema, model), graded_option),
+        solver=[
+            render_draft(version.name),
+            graded_generate(judge_generate(schema, model), graded_option),
+        ],
         config=retry_config(),
         scorer=production_verdict(graded_option),
         # Each epoch's verdict is its own row, as in the gold task; the audit averages them.

@@ -18,7 +18,6 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import RegistryInfo, registry_info
 
 from farejudge.core.inspect_internals import registry_add
-from farejudge.core.sample_case import QUESTION_TAG, prompt_text
 from farejudge.scorers.graded import Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -84,17 +83,11 @@ def _explanation(verdict: ParsedVerdict | JudgeFailure, graded_line: str) -> str
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def production_score(
-    output: ModelOutput,
-    graded: GradedMode,
-    metadata: Mapping[str, Any],
-    question: str,
-) -> Score:
+def production_score(output: ModelOutput, graded: GradedMode, metadata: Mapping[str, Any]) -> Score:
     """The Score of the judge's whole output on one production answer.
 
     `graded` is how the sample's graded score is got; `metadata` the sample's (its category,
-    and what the logprobs said when the judge replied); `question` the rider's, for the
-    viewer's column.
+    and what the logprobs said when the judge replied).
     """
     failure = output_failure(output)
     verdict: ParsedVerdict | JudgeFailure
@@ -120,7 +113,6 @@ def production_score(
         "category": str(metadata.get("category", "")),
         "verdict": _verdict_word(parsed),
         "p_shown": round(grade.p_ungrounded, SHOWN_DECIMALS),
-        "question": " ".join(question.split()),
     }
     return Score(
         value=value,
@@ -128,12 +120,6 @@ def production_score(
         explanation=_explanation(verdict, grade.line),
         reason="grader_failed" if parsed is None else None,
     )
-
-
-def _question(state: TaskState) -> str:
-    """The rider's question, read back from the rendered prompt (its last message)."""
-    prompt = state.input if isinstance(state.input, str) else state.input[-1].text
-    return prompt_text(prompt, QUESTION_TAG) or ""
 
 
 @scorer(
@@ -158,7 +144,7 @@ def production_verdict(graded: str = "auto") -> Scorer:
             # An outage, not the judge's behaviour: not scored, never a judge failure.
             return None
         mode = option.mode(str(state.model))
-        return production_score(state.output, mode, state.metadata, _question(state))
+        return production_score(state.output, mode, state.metadata)
 
     return score
 

@@ -154,8 +154,8 @@ PRODUCTION_VIEWER = ViewerConfig(
             _production("verdict"),
             _production("claims"),
             _production("p_shown"),
-            _production("question"),
-            TaskSamplesColumn(id="input", visible=False),
+            # The sample's input is the rider's question; the prompt is in its transcript.
+            TaskSamplesColumn(id="input"),
             TaskSamplesColumn(id="target", visible=False),
             TaskSamplesColumn(id="answer", visible=False),
             # The numbers the audit reads, last.
@@ -176,7 +176,6 @@ PRODUCTION_VIEWER = ViewerConfig(
             "claims": "Claims flagged",
             "p_shown": "P(ungrounded)",
             "p_ungrounded": "P(ungrounded), exact",
-            "question": "Rider's question",
         },
         score_color_scales={"verdict": VERDICT_ROLES},
         color_scales_enabled=True,

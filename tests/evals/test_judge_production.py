@@ -18,6 +18,8 @@ from farejudge.core.drafts import Draft
 from farejudge.core.errors import InputError
 from farejudge.core.population import population_hash
 from farejudge.evals.judge_production import judge_production
+from farejudge.evals.prompt_versions import load_prompt_version
+from farejudge.evals.render import judge_messages
 from farejudge.scorers.viewer_columns import PRODUCTION_SCORER, PRODUCTION_VIEWER
 from farejudge.testing.production_runs import judge_says, write_drafts
 from farejudge.testing.scripted_judge import mock_output
@@ -58,6 +60,14 @@ def test_every_draft_is_judged_and_the_log_names_its_population(
     assert sum(metadata["categories"].values()) == COUNT
     numbers = index_of(drafts)
     assert log.samples is not None and len(log.samples) == COUNT
+    # The judge saw each draft as the gold task renders a case; the input is the question.
+    version = load_prompt_version("v3")
+    by_id = {d.id: d for d in drafts}
+    for sample in log.samples:
+        draft = by_id[str(sample.id)]
+        assert sample.input == draft.question
+        shown = [m.text for m in sample.messages[:2]]
+        assert shown == [m.text for m in judge_messages(draft, version)]
     for sample in log.samples:
         score = sample.scores[PRODUCTION_SCORER]  # type: ignore[index]
         value = score.value
