@@ -14,6 +14,7 @@ import math
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from farejudge.comparison.logs.summaries import archive_summaries, log_samples
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, diagnose
 from farejudge.comparison.logs.workers import map_logs
 from farejudge.core.errors import InputError
+from farejudge.core.text_input import shown
 
 TASK = "judge_production"
 SCORER = "production_verdict"
@@ -247,6 +249,12 @@ def _drafts(frame: pd.DataFrame) -> pd.DataFrame:
     return drafts.reset_index()
 
 
+def _shown(location: str) -> str:
+    """A local log as the user would type it (relative to the working folder when inside it);
+    a remote one as it is."""
+    return location if "://" in location else shown(Path(location))
+
+
 def read_judged(paths: Sequence[str]) -> Judged:
     """The period's drafts and the judge's predictions from its logs (files or folders), or an
     InputError of one line naming the log and what is wrong with it."""
@@ -292,6 +300,6 @@ def read_judged(paths: Sequence[str]) -> Judged:
         model=model,
         prompt_version=version,
         graded=str(ranked[-1]["graded"]),
-        logs=[str(log["log"]) for log in ranked],
+        logs=[_shown(str(log["log"])) for log in ranked],
         left_out=left_out,
     )

@@ -113,4 +113,5 @@ def test_check_fails_with_one_line_naming_the_difference(
     assert reference.main(["--check"]) == 1
     message = capsys.readouterr().err.strip()
     assert len(message.splitlines()) == 1
-    assert "judge-compare" in message and "--hushed" in message
+    # The first section with a --quiet flag is named.
+    assert "judge-audit estimate" in message and "--hushed" in message
