@@ -18,16 +18,14 @@ from pydantic import ValidationError
 from farejudge.audit.design import AuditSample
 from farejudge.audit.judged import read_judged
 from farejudge.audit.labelled import read_sample_labels
-from farejudge.audit.options import add_alpha, add_decision, share, write_files
+from farejudge.audit.options import add_alpha, add_decision, share, write_report
 from farejudge.audit.period import PeriodInputs, audit_record, check_population, sampled_content
 from farejudge.audit.period_sections import period_sections
 from farejudge.audit.picked import read_at_pick
 from farejudge.audit.record import AtPick, AuditRecord
-from farejudge.comparison.document import html, markdown
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import dotted, read_text, shown
 
-AUDIT_FILES = ("audit.json", "audit.md", "audit.html")
 EXIT_OK, EXIT_ALERT = 0, 1
 
 
@@ -125,19 +123,7 @@ def estimate(args: argparse.Namespace) -> AuditRecord:
 
 def run(args: argparse.Namespace) -> int:
     record = estimate(args)
-    sections = period_sections(record)
-    text = markdown.render(sections)
-    written = write_files(
-        args.out,
-        {
-            AUDIT_FILES[0]: lambda out: out.write(record.model_dump_json(indent=2) + "\n"),
-            AUDIT_FILES[1]: lambda out: out.write(text),
-            AUDIT_FILES[2]: lambda out: out.write(html.render(sections)),
-        },
-    )
-    if not args.quiet:
-        print(text)
-    print(f"audit: {', '.join(str(path) for path in written)}", file=sys.stderr)
+    write_report(args.out, "audit", record, period_sections(record), args.quiet)
     for line in record.summary:
         print(line, file=sys.stderr)
     return EXIT_ALERT if record.alert.raised else EXIT_OK

@@ -12,7 +12,7 @@ A draft whose sample errored (an outage) is known but unjudged: never a judge fa
 
 import math
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,9 +25,10 @@ from numpy.typing import NDArray
 from farejudge.comparison.logs.headers import (
     INSPECT_FILES,
     Header,
+    NotALog,
     archive_header,
     inspect_header,
-    list_logs,
+    log_files,
 )
 from farejudge.comparison.logs.summaries import archive_summaries, log_samples
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, diagnose
@@ -37,7 +38,6 @@ from farejudge.core.text_input import shown
 
 TASK = "judge_production"
 SCORER = "production_verdict"
-_SUFFIXES = (".eval", ".json")
 
 Floats = NDArray[np.float64]
 Bools = NDArray[np.bool_]
@@ -50,8 +50,8 @@ class Judged:
 
     ids: Strings
     categories: Strings
-    content: Strings
-    """Each draft's content hash as the run judged it (what a label must name)."""
+    content: NDArray[np.bytes_]
+    """Each draft's content hash as the run judged it (what a label must name), in ASCII."""
     verdict: Floats
     """The judge's verdict, 1 ungrounded or 0 grounded (its mean over epochs); NaN where it
     gave none (a judge failure) or never judged the draft (an outage)."""
@@ -72,27 +72,20 @@ class Judged:
     left_out: list[str]
     """The files found in the folders given and not read, each with why."""
 
-    def positions(self) -> dict[str, int]:
-        """Each draft id's position in the arrays."""
-        return {str(draft): i for i, draft in enumerate(self.ids.tolist())}
+    def positions(self, drafts: Collection[str]) -> dict[str, int]:
+        """The position in the arrays of each of `drafts` the logs hold."""
+        wanted = set(drafts)
+        return {str(d): i for i, d in enumerate(self.ids.tolist()) if d in wanted}
+
+    def content_of(self, position: int) -> str:
+        return bytes(self.content[position]).decode("ascii")
 
 
 def _files(paths: Sequence[str]) -> dict[str, bool]:
-    """The log files at `paths` (files, or folders searched recursively), each with whether
-    it was named itself: such a file must be a usable log of the task, or it is an error."""
-    found: dict[str, bool] = {}
-    for path in paths:
-        fs, bare = url_to_fs(path)
-        if not fs.exists(bare):
-            raise InputError([f"{path}: no such log file or folder"])
-        if fs.isdir(bare):
-            for log in list_logs(path):
-                found.setdefault(log, False)
-        elif path.endswith(_SUFFIXES):
-            found[path] = True
-        else:
-            raise InputError([f"{path}: not a log (an Inspect log is a .eval or .json file)"])
-    return found
+    try:
+        return log_files(paths)
+    except NotALog as err:
+        raise InputError([str(err)]) from None
 
 
 def _leave_out(location: str, why: str, named: bool, left_out: list[str]) -> None:
@@ -102,10 +95,13 @@ def _leave_out(location: str, why: str, named: bool, left_out: list[str]) -> Non
 
 
 def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
-    """What the audit reads of each sample, as columns."""
+    """What the audit reads of each sample, as columns, compact: a million samples cross from
+    a worker to the command, and stay in memory there."""
     ids: list[str] = []
     epochs: list[int] = []
     categories: list[str] = []
+    # One object per category: pickled once, shared once unpickled.
+    named: dict[str, str] = {}
     content: list[str] = []
     verdict: list[float] = []
     failure: list[float] = []
@@ -117,16 +113,18 @@ def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
         value = value if isinstance(value, dict) else {}
         ids.append(str(sample["id"]))
         epochs.append(int(sample["epoch"]))
-        categories.append(str(metadata.get("category", "")))
+        category = str(metadata.get("category", ""))
+        categories.append(named.setdefault(category, category))
         content.append(str(metadata.get("content_sha256", "")))
         verdict.append(_number(value.get("judge_ungrounded")))
         failure.append(_number(value.get("judge_failure")))
         graded.append(_number(value.get("p_ungrounded")))
     return {
         "id": ids,
-        "epoch": epochs,
+        "epoch": np.array(epochs, dtype=np.int32),
         "category": categories,
-        "content": content,
+        # A SHA-256 in hex is ASCII: 64 bytes a draft, not a string object.
+        "content": np.array(content, dtype="S64"),
         "verdict": np.array(verdict),
         "failure": np.array(failure),
         "p_ungrounded": np.array(graded),
@@ -229,6 +227,14 @@ def _drafts(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per draft from its rows over logs and epochs: each (draft, epoch) from its best
     log (scored first), then the epochs averaged."""
     frame = frame.assign(scored=frame["failure"].notna())
+    if not frame["id"].duplicated().any():
+        # One log and one epoch a draft, as a period's run (or its shards) writes them.
+        answered = frame["scored"] & (frame["failure"] == 0)
+        return frame.assign(
+            verdict=frame["verdict"].where(answered),
+            p_ungrounded=frame["p_ungrounded"].where(answered),
+            answered=answered,
+        )
     frame = frame.sort_values(["scored", "rank"], kind="stable").drop_duplicates(
         ["id", "epoch"], keep="last"
     )
@@ -290,7 +296,7 @@ def read_judged(paths: Sequence[str]) -> Judged:
     return Judged(
         ids=drafts["id"].to_numpy(dtype=object),
         categories=drafts["category"].to_numpy(dtype=object),
-        content=drafts["content"].to_numpy(dtype=object),
+        content=drafts["content"].to_numpy(dtype="S64"),
         verdict=drafts["verdict"].to_numpy(dtype=np.float64, na_value=np.nan),
         p_ungrounded=drafts["p_ungrounded"].to_numpy(dtype=np.float64, na_value=np.nan),
         failed=scored & ~answered,

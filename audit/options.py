@@ -1,10 +1,15 @@
-"""The options several of judge-audit's verbs share, checked where they come in: one line each
-naming the flag and what it takes."""
+"""What several of judge-audit's verbs share: their options, checked where they come in (one
+line each naming the flag and what it takes), and writing a report's three files."""
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
+from farejudge.comparison.document import html, markdown
+from farejudge.comparison.document.model import Section
 from farejudge.comparison.outputs import Writer, write_together
 from farejudge.core.errors import InputError
 
@@ -82,3 +87,22 @@ def write_files(out: Path, files: dict[str, Writer]) -> list[Path]:
     written = {out / name: writer for name, writer in files.items()}
     write_together(written)
     return list(written)
+
+
+def write_report(
+    out: Path, stem: str, record: BaseModel, sections: list[Section], quiet: bool
+) -> None:
+    """`stem`.json (the record), `stem`.md and `stem`.html (its report) in `out`, together or
+    not at all; the Markdown printed unless `quiet`, and the files named on stderr."""
+    text = markdown.render(sections)
+    written = write_files(
+        out,
+        {
+            f"{stem}.json": lambda stream: stream.write(record.model_dump_json(indent=2) + "\n"),
+            f"{stem}.md": lambda stream: stream.write(text),
+            f"{stem}.html": lambda stream: stream.write(html.render(sections)),
+        },
+    )
+    if not quiet:
+        print(text)
+    print(f"{stem}: {', '.join(str(path) for path in written)}", file=sys.stderr)

@@ -27,7 +27,6 @@ from farejudge.audit.record import (
     AuditRecord,
     Category,
     Estimate,
-    Figure,
     Judge,
     JudgeRate,
     LabelsOnly,
@@ -35,6 +34,7 @@ from farejudge.audit.record import (
     Prediction,
     Rate,
     Sample,
+    figure,
     number,
 )
 from farejudge.core.errors import InputError
@@ -79,7 +79,7 @@ def check_population(sample: AuditSample, sample_file: str, judged: Judged) -> N
 def sampled_content(sample: AuditSample, judged: Judged) -> dict[str, str]:
     """Each sampled draft's content hash as judged, or an InputError naming a sampled draft the
     judge did not judge (an outage: `inspect eval-retry` judges it again)."""
-    where = judged.positions()
+    where = judged.positions(sample.ids)
     unjudged = [draft for draft in sample.ids if judged.errored[where[draft]]]
     if unjudged:
         more = f" and {len(unjudged) - 1} more" if len(unjudged) > 1 else ""
@@ -90,7 +90,7 @@ def sampled_content(sample: AuditSample, judged: Judged) -> dict[str, str]:
                 "again"
             ]
         )
-    return {draft: str(judged.content[where[draft]]) for draft in sample.ids}
+    return {draft: judged.content_of(where[draft]) for draft in sample.ids}
 
 
 def _prediction(inputs: PeriodInputs) -> Prediction:
@@ -115,21 +115,21 @@ def _estimate(found: PeriodEstimate) -> Estimate:
     wilson, exact = only.wilson(), only.clopper_pearson()
     return Estimate(
         rate=Rate(
-            figure=Figure.of(found.rate.interval),
+            figure=figure(found.rate.interval),
             se=found.rate.se,
             lam=found.rate.lam,
             disagreements=found.disagreements,
             widened=found.widened,
         ),
         labels_only=LabelsOnly(
-            mean=Figure.of(only.classical.interval),
-            wilson=None if wilson is None else Figure.of(wilson),
-            clopper_pearson=None if exact is None else Figure.of(exact),
+            mean=figure(only.classical.interval),
+            wilson=None if wilson is None else figure(wilson),
+            clopper_pearson=None if exact is None else figure(exact),
             ungrounded=only.ungrounded,
             labels=only.labels,
         ),
         judge=JudgeRate(
-            figure=Figure.of(found.judge.interval),
+            figure=figure(found.judge.interval),
             answered=found.judge.answered,
             caveat=found.judge.CAVEAT,
         ),
@@ -180,7 +180,7 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
     check_population(sample, inputs.sample_file, judged)
     prediction = _prediction(inputs)
     predictions, graded_missing = _predictions(judged, prediction)
-    where = judged.positions()
+    where = judged.positions(labels.ids)
     positions = np.array([where[draft] for draft in labels.ids], dtype=np.int64)
     try:
         weights = sample.weights(labels.ids)
@@ -195,8 +195,8 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
     if sample.design == "uniform":
         agreed = judge_agreement(labels.values, predictions[positions], cut, inputs.alpha)
         agreement = Agreement(
-            sensitivity=Figure.of(agreed.sensitivity),
-            specificity=Figure.of(agreed.specificity),
+            sensitivity=figure(agreed.sensitivity),
+            specificity=figure(agreed.specificity),
             positives=agreed.positives,
             misses=agreed.misses,
             negatives=agreed.negatives,

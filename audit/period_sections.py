@@ -10,7 +10,8 @@ from functools import partial
 
 from farejudge.audit.formatting import interval, percent, width
 from farejudge.audit.period_plots import categories, rates
-from farejudge.audit.record import AuditRecord, Estimate, Figure
+from farejudge.audit.record import AuditRecord, Estimate
+from farejudge.comparison.deploy.decision import Figure
 from farejudge.comparison.document.model import Section, Table, Tone, Toned, bad, good
 
 FAILURE_RULE = (

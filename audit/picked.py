@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from farejudge.audit.planning import JudgeFigures
-from farejudge.audit.record import AtPick, Figure
+from farejudge.audit.record import AtPick
 from farejudge.comparison.deploy.decision import Decision
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import dotted, read_text, shown
@@ -54,15 +54,11 @@ def read_at_pick(path: Path) -> AtPick:
         operating_point=candidate.operating_point,
         threshold=candidate.threshold,
         cases=candidate.cases,
-        sensitivity=Figure(estimate=recall.estimate, low=recall.low, high=recall.high),
+        sensitivity=recall,
         # Within [0, 1], as it is but for the last bit of rounding.
         specificity=min(1.0, max(0.0, 2 * accuracy.estimate - recall.estimate)),
-        balanced_accuracy=Figure(estimate=accuracy.estimate, low=accuracy.low, high=accuracy.high),
-        failure_rate=Figure(
-            estimate=candidate.failure_rate.estimate,
-            low=candidate.failure_rate.low,
-            high=candidate.failure_rate.high,
-        ),
+        balanced_accuracy=accuracy,
+        failure_rate=candidate.failure_rate,
     )
 
 

@@ -1,8 +1,9 @@
 """audit.json and trend.json: their schemas, as `judge-audit schema` prints them.
 
 audit.json is one period's estimate with everything needed to read and defend it; trend.json
-the periods side by side with the alerts. An undefined figure is null, never NaN, so any JSON
-reader takes it (as in decision.json).
+the periods side by side with the alerts. A figure is decision.json's: an estimate and its
+interval (here at the audit's level, 1 - alpha), null where undefined, never NaN, so any JSON
+reader takes it.
 """
 
 import math
@@ -11,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from farejudge.audit.intervals import Interval
+from farejudge.comparison.deploy.decision import Figure
 
 Prediction = Literal["verdict", "graded"]
 Design = Literal["uniform", "stratified"]
@@ -25,22 +27,18 @@ def number(x: float) -> float | None:
     return None if math.isnan(x) else float(x)
 
 
-class Figure(_Strict):
-    """An estimate and its interval at the audit's level (1 - alpha); null where undefined."""
+def figure(i: Interval) -> Figure:
+    """An audit interval as its record writes it."""
+    return Figure(estimate=number(i.estimate), low=number(i.low), high=number(i.high))
 
-    estimate: float | None
-    low: float | None
-    high: float | None
 
-    @classmethod
-    def of(cls, i: Interval) -> "Figure":
-        return cls(estimate=number(i.estimate), low=number(i.low), high=number(i.high))
+def interval(f: Figure) -> Interval:
+    """A record's figure as an interval again: NaN where it is null."""
 
-    def interval(self) -> Interval:
-        def value(x: float | None) -> float:
-            return math.nan if x is None else x
+    def value(x: float | None) -> float:
+        return math.nan if x is None else x
 
-        return Interval(value(self.estimate), value(self.low), value(self.high))
+    return Interval(value(f.estimate), value(f.low), value(f.high))
 
 
 class Rate(_Strict):

@@ -29,6 +29,7 @@ from farejudge.audit.record import (
     DriftCheck,
     TrendPeriod,
     TrendRecord,
+    interval,
 )
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import dotted, read_text, shown
@@ -216,7 +217,7 @@ def _row(period: Period, counted: set[str], above: float | None) -> TrendPeriod:
         sensitivity=None if a is None else a.sensitivity,
         specificity=None if a is None else a.specificity,
         in_drift=r.period in counted,
-        above=None if above is None else rate_alert(r.estimate.rate.figure.interval(), above),
+        above=None if above is None else rate_alert(interval(r.estimate.rate.figure), above),
     )
 
 

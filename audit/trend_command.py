@@ -10,13 +10,11 @@ import sys
 from pathlib import Path
 
 from farejudge.audit.drift import HORIZON
-from farejudge.audit.options import add_alpha, add_decision, count, share, write_files
+from farejudge.audit.options import add_alpha, add_decision, count, share, write_report
 from farejudge.audit.picked import read_at_pick
 from farejudge.audit.trend import read_periods, trend_record
 from farejudge.audit.trend_sections import trend_sections
-from farejudge.comparison.document import html, markdown
 
-TREND_FILES = ("trend.json", "trend.md", "trend.html")
 EXIT_OK, EXIT_ALERT = 0, 1
 
 
@@ -55,19 +53,7 @@ def run(args: argparse.Namespace) -> int:
     periods = read_periods(args.audits)
     decision = None if args.decision is None else read_at_pick(args.decision)
     record = trend_record(periods, decision, args.alert_above, args.alpha, args.horizon, args.since)
-    sections = trend_sections(record)
-    text = markdown.render(sections)
-    written = write_files(
-        args.out,
-        {
-            TREND_FILES[0]: lambda out: out.write(record.model_dump_json(indent=2) + "\n"),
-            TREND_FILES[1]: lambda out: out.write(text),
-            TREND_FILES[2]: lambda out: out.write(html.render(sections)),
-        },
-    )
-    if not args.quiet:
-        print(text)
-    print(f"trend: {', '.join(str(path) for path in written)}", file=sys.stderr)
+    write_report(args.out, "trend", record, trend_sections(record), args.quiet)
     for line in record.alerts or ["no alert"]:
         print(f"alert: {line}" if record.alerts else line, file=sys.stderr)
     return EXIT_ALERT if record.alerts else EXIT_OK

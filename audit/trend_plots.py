@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure as PlotFigure
 
-from farejudge.audit.record import Figure, TrendRecord
+from farejudge.audit.record import TrendRecord
+from farejudge.comparison.deploy.decision import Figure
 from farejudge.comparison.document.png import png
 
 _PPI, _LABELS, _JUDGE, _ALERT = "#1565c0", "#2e7d32", "#9e9e9e", "#c62828"

@@ -14,8 +14,10 @@ period's population hash in every shard's header. The sample is 1,000 drafts dra
 their labels are the synthetic truth of the drafts they copy, so the judge is right on most.
 
 Writing time is printed apart. Wall time is the whole command, interpreter start-up and
-imports included; peak memory is the command's own maximum resident set, and "with workers"
-the largest sum of its and its worker processes' resident sets (benchmarks/measure.py).
+imports included; peak memory is the command's own maximum resident set, "with workers" the
+largest sum of its and its worker processes' resident sets (an upper bound: each forked worker
+counts the imports it shares with the command again), and "proportional" the largest sum of
+their proportional set sizes, what they hold together (benchmarks/measure.py).
 
 Targets on a 2-core machine: 1,000,000 answers in 60 s or less with at most 1.5 GB peak.
 """
@@ -183,13 +185,14 @@ def main() -> None:
         ]
         print(
             f"{'answers':>10} {'labels':>7} {'wall s':>8} {'peak MB':>8} {'with workers':>12} "
-            f"{'exit':>5}"
+            f"{'proportional':>12} {'exit':>5}"
         )
         for _ in range(args.repeat):
             measured = run_measured(command)
             print(
                 f"{args.answers:>10,} {LABELS:>7,} {measured.wall:>8.1f} {measured.peak:>8.0f} "
-                f"{measured.with_workers:>12.0f} {measured.code:>5}",
+                f"{measured.with_workers:>12.0f} {measured.proportional:>12.0f} "
+                f"{measured.code:>5}",
                 flush=True,
             )
         summary = [line for line in measured.stderr.splitlines() if not line.startswith("audit:")]

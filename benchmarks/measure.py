@@ -4,7 +4,8 @@ Shared by the benchmarks that time a command end to end (judge-compare, judge-au
 time is the whole command, interpreter start-up and imports included; peak memory its own
 maximum resident set (its rusage), and "with workers" the largest sum of its and its worker
 processes' resident sets, sampled every 50 ms (pages a forked worker shares with its parent
-count twice: an upper bound).
+count twice: an upper bound), and "proportional" the largest sum of their proportional set
+sizes (Linux's Pss: a page shared by n processes counts 1/n in each), what they hold together.
 """
 
 import os
@@ -25,27 +26,41 @@ class Measured:
     """The command's own peak resident set, MB."""
     with_workers: float
     """The largest sum of its and its workers' resident sets, MB."""
+    proportional: float
+    """The largest sum of its and its workers' proportional set sizes, MB."""
     code: int
     stderr: str
+
+
+def _tree(pid: int, field: str, status: str) -> int:
+    """`field` in kilobytes (from /proc/PID/`status`) summed over process `pid` and every
+    process under it, now."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            text = Path(f"/proc/{current}/{status}").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:  # it ended between listing and reading
+            continue
+        total += next(
+            (int(line.split()[1]) for line in text.splitlines() if line.startswith(field)),
+            0,
+        )
+        pending.extend(int(child) for child in children)
+    return total
 
 
 def tree_rss(pid: int) -> int:
     """Resident kilobytes of process `pid` and every process under it, now (Linux /proc): an
     upper bound, as a page a forked worker shares with its parent counts in each."""
-    total, pending = 0, [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            status = Path(f"/proc/{current}/status").read_text()
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:  # it ended between listing and reading
-            continue
-        total += next(
-            (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")),
-            0,
-        )
-        pending.extend(int(child) for child in children)
-    return total
+    return _tree(pid, "VmRSS:", "status")
+
+
+def tree_pss(pid: int) -> int:
+    """Proportional kilobytes of process `pid` and every process under it, now: each shared
+    page divided among the processes that share it."""
+    return _tree(pid, "Pss:", "smaps_rollup")
 
 
 def run_measured(command: Sequence[str]) -> Measured:
@@ -53,13 +68,14 @@ def run_measured(command: Sequence[str]) -> Measured:
     with a status other than 0 or 1."""
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    tree_peak = 0
+    tree_peak = pss_peak = 0
     done = threading.Event()
 
     def sample() -> None:
-        nonlocal tree_peak
+        nonlocal tree_peak, pss_peak
         while not done.wait(0.05):
             tree_peak = max(tree_peak, tree_rss(child.pid))
+            pss_peak = max(pss_peak, tree_pss(child.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -75,4 +91,4 @@ def run_measured(command: Sequence[str]) -> Measured:
     if code not in (0, 1):
         print(err, file=sys.stderr)
     # ru_maxrss is in kilobytes on Linux.
-    return Measured(wall, usage.ru_maxrss / 1024, tree_peak / 1024, code, err)
+    return Measured(wall, usage.ru_maxrss / 1024, tree_peak / 1024, pss_peak / 1024, code, err)

@@ -15,12 +15,11 @@ from typing import Any
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
-from inspect_ai.util import RegistryInfo, registry_info
 
-from farejudge.core.inspect_internals import registry_add
 from farejudge.scorers.graded import Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
+from farejudge.scorers.logged_name import register_logged_name
 from farejudge.scorers.metrics import flagged_rate, judge_failure_rate
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 from farejudge.scorers.verdict_scorer import output_failure, reasoning_parts, sample_errored
@@ -149,17 +148,5 @@ def production_verdict(graded: str = "auto") -> Scorer:
     return score
 
 
-def _as_logged(graded: str = "auto") -> Scorer:
-    return production_verdict(graded)
-
-
-# As for the gold task's scorer: `inspect score LOG` looks the scorer up by the name the log
-# records, without the package's prefix.
-registry_add(
-    _as_logged,
-    RegistryInfo(
-        type="scorer",
-        name="production_verdict",
-        metadata=registry_info(production_verdict).metadata,
-    ),
-)
+# As the gold task's scorer: `inspect score LOG` finds it by the name the log records.
+register_logged_name(production_verdict, "production_verdict")

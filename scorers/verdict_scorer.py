@@ -16,16 +16,15 @@ from inspect_ai.model import (
 )
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
-from inspect_ai.util import RegistryInfo, registry_info
 
 from farejudge.core.case_schema import Verdict
-from farejudge.core.inspect_internals import registry_add
 from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
 from farejudge.scorers.graded import GradedScore, Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
+from farejudge.scorers.logged_name import register_logged_name
 from farejudge.scorers.metrics import (
     Counts,
     balanced_accuracy,
@@ -409,18 +408,5 @@ def verdict_agreement(graded: str = "auto") -> Scorer:
     return score
 
 
-def _as_logged(graded: str = "auto") -> Scorer:
-    return verdict_agreement(graded)
-
-
-# Inspect registers a package's scorer under the package's name (farejudge/verdict_agreement),
-# records it in a log without it, and `inspect score LOG` looks up the name as the log has it,
-# which no entry point is loaded for: registered under that name too, the plain command finds
-# the scorer. (The entry point module has loaded this one by then: Inspect loads every entry
-# point as it starts.)
-registry_add(
-    _as_logged,
-    RegistryInfo(
-        type="scorer", name="verdict_agreement", metadata=registry_info(verdict_agreement).metadata
-    ),
-)
+# `inspect score LOG` finds the scorer by the name the log records.
+register_logged_name(verdict_agreement, "verdict_agreement")

@@ -13,10 +13,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from fsspec.core import url_to_fs
 from numpy.typing import NDArray
 
-from farejudge.comparison.logs.headers import INSPECT_FILES, Usage, list_logs, read_header
+from farejudge.comparison.logs.headers import (
+    INSPECT_FILES,
+    NotALog,
+    Usage,
+    log_files,
+    read_header,
+)
 from farejudge.comparison.logs.summaries import log_samples
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, another_task, diagnose
 from farejudge.comparison.logs.workers import map_logs
@@ -140,7 +145,6 @@ class Runs:
 # Inspect logs a sample cancelled in flight (the run stopping on another sample's error) with
 # the repr of the backend's cancellation as its error: asyncio's or trio's.
 _CANCELLED = ("CancelledError(", "Cancelled(")
-_LOG_SUFFIXES = (".eval", ".json")
 
 
 def _floats(column: pd.Series) -> NDArray[np.float64]:
@@ -149,21 +153,10 @@ def _floats(column: pd.Series) -> NDArray[np.float64]:
 
 
 def _log_files(paths: Sequence[str]) -> dict[str, bool]:
-    """The log files at `paths` (files, or folders searched recursively), local or remote,
-    each with whether it was named itself: such a log must be used, or it is an error."""
-    found: dict[str, bool] = {}
-    for path in paths:
-        fs, bare = url_to_fs(path)
-        if not fs.exists(bare):
-            raise LogsError(f"{path}: no such log file or folder")
-        if fs.isdir(bare):
-            for log in list_logs(path):
-                found.setdefault(log, False)
-        elif path.endswith(_LOG_SUFFIXES):
-            found[path] = True
-        else:
-            raise LogsError(f"{path}: not a log (an Inspect log is a .eval or .json file)")
-    return found
+    try:
+        return log_files(paths)
+    except NotALog as err:
+        raise LogsError(str(err)) from None
 
 
 def _leave_out(item: LeftOut, named: bool, left_out: list[LeftOut]) -> None:

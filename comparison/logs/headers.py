@@ -27,6 +27,7 @@ _START = "_journal/start.json"
 HEADER_MEMBERS = (_HEADER, _START)
 """The members a .eval log's header is read from: a finished run's, or a running one's."""
 INSPECT_FILES = frozenset({"eval-set.json", "logs.json", "listing.json"})
+_LOG_SUFFIXES = (".eval", ".json")
 """The JSON files Inspect itself writes beside logs: an eval set's record and the listings."""
 
 
@@ -91,6 +92,28 @@ def list_logs(folder: str) -> list[str]:
     # Stable, like Inspect's sort: logs of the same time keep the order they were walked in.
     files.sort(key=lambda file: file[0], reverse=True)
     return [name.removeprefix("file://") for _, name in files]
+
+
+class NotALog(ValueError):
+    """A path given for logs that is none: the message says why, in one line."""
+
+
+def log_files(paths: Sequence[str]) -> dict[str, bool]:
+    """The log files at `paths` (files, or folders searched recursively), local or remote,
+    each with whether it was named itself: such a log must be used, or it is an error."""
+    found: dict[str, bool] = {}
+    for path in paths:
+        fs, bare = url_to_fs(path)
+        if not fs.exists(bare):
+            raise NotALog(f"{path}: no such log file or folder")
+        if fs.isdir(bare):
+            for log in list_logs(path):
+                found.setdefault(log, False)
+        elif path.endswith(_LOG_SUFFIXES):
+            found[path] = True
+        else:
+            raise NotALog(f"{path}: not a log (an Inspect log is a .eval or .json file)")
+    return found
 
 
 def _mtime(info: dict[str, Any]) -> float:

@@ -99,7 +99,7 @@ def test_the_estimate_is_the_statistics_on_the_judged_logs_and_the_labels(
 
     # By hand: the judge's verdicts from the logs, the labels' truth, PPI++.
     judged = read_judged([str(period.logs)])
-    where = judged.positions()
+    where = judged.positions(judged.ids.tolist())
     positions = [where[draft] for draft in sample.ids]
     numbers = index_of(period.drafts)
     truth = np.array([float(ungrounded(numbers[draft])) for draft in sample.ids])
@@ -185,7 +185,7 @@ def test_a_stratified_sample_weighs_its_labels(period: Period, tmp_path: Path) -
     assert _estimate(period, tmp_path / "sample", [labels], out) == 0
     record = AuditRecord.model_validate_json((out / "audit.json").read_text(encoding="utf-8"))
     judged = read_judged([str(period.logs)])
-    where = judged.positions()
+    where = judged.positions(judged.ids.tolist())
     numbers = index_of(period.drafts)
     truth = [float(ungrounded(numbers[d])) for d in sample.ids]
     expected = estimate_period(
@@ -252,6 +252,21 @@ def _one_error(capsys: pytest.CaptureFixture[str], code: int) -> str:
     return lines[0].removeprefix("judge-audit: error: ")
 
 
+def _refused(
+    period: Period,
+    tmp_path: Path,
+    labels: list[Path],
+    capsys: pytest.CaptureFixture[str],
+    *extra: str,
+) -> str:
+    """The one line `judge-audit estimate` refuses the period's sample in tmp_path/sample
+    with, having written nothing."""
+    code = _estimate(period, tmp_path / "sample", labels, tmp_path / "out", *extra)
+    line = _one_error(capsys, code)
+    assert not (tmp_path / "out").exists()
+    return line
+
+
 @pytest.fixture
 def labelled(period: Period, tmp_path: Path) -> tuple[AuditSample, Path]:
     """A sample of the period, with half its drafts labelled in labels.jsonl."""
@@ -270,11 +285,10 @@ def test_a_label_of_a_draft_outside_the_sample(
     sample, labels = labelled
     outside = next(d for d in period.drafts if d.id not in sample.ids)
     append_label(labels, truth_label(outside, index_of(period.drafts)[outside.id]))
-    line = _one_error(capsys, _estimate(period, tmp_path / "sample", [labels], tmp_path / "out"))
+    line = _refused(period, tmp_path, [labels], capsys)
     assert line.startswith(
         f"{labels}:{SIZE // 2 + 1}: label for '{outside.id}' names a draft outside"
     )
-    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
@@ -283,13 +297,11 @@ def test_a_sample_of_another_population(
 ) -> None:
     sample = _sample(another, tmp_path / "sample")
     label_sample(tmp_path / "labels.jsonl", another.drafts, sample)
-    code = _estimate(period, tmp_path / "sample", [tmp_path / "labels.jsonl"], tmp_path / "out")
-    line = _one_error(capsys, code)
+    line = _refused(period, tmp_path, [tmp_path / "labels.jsonl"], capsys)
     assert line.startswith(
         f"{tmp_path / 'sample' / 'sample.json'}: drawn from 40 drafts hashing to"
     )
     assert "judged 60 drafts hashing to" in line and "another drafts file" in line
-    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
@@ -299,11 +311,10 @@ def test_a_period_with_no_labels(
     _sample(period, tmp_path / "sample")
     labels = tmp_path / "labels.jsonl"
     labels.write_text("", encoding="utf-8")
-    line = _one_error(capsys, _estimate(period, tmp_path / "sample", [labels], tmp_path / "out"))
+    line = _refused(period, tmp_path, [labels], capsys)
     assert line == (
         f"{labels}: no labels of the sample's drafts: a period with no labels has no estimate"
     )
-    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
@@ -317,12 +328,11 @@ def test_a_labels_file_with_a_torn_last_line(
     torn = '{"case_id": "prod-1", "content_sha256": "ab'
     with labels.open("a", encoding="utf-8") as out:
         out.write(torn)
-    line = _one_error(capsys, _estimate(period, tmp_path / "sample", [labels], tmp_path / "out"))
+    line = _refused(period, tmp_path, [labels], capsys)
     assert line.startswith(
         f"{labels}:{SIZE // 2 + 1}: torn last line (an interrupted save, {len(torn)} bytes): "
         "no estimate from a labels file mid-save"
     )
-    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
@@ -336,7 +346,7 @@ def test_a_label_of_other_content(
     drafted = {d.id: d for d in period.drafts}[sample.ids[-1]]
     changed = drafted.model_copy(update={"content_sha256": "f" * 64})
     append_label(labels, truth_label(changed, index_of(period.drafts)[drafted.id]))
-    line = _one_error(capsys, _estimate(period, tmp_path / "sample", [labels], tmp_path / "out"))
+    line = _refused(period, tmp_path, [labels], capsys)
     assert line.startswith(
         f"{labels}:{SIZE // 2 + 1}: label for '{drafted.id}' is of other content"
     )
@@ -354,8 +364,7 @@ def test_two_labels_files_that_disagree_on_a_draft(
     first = {d.id: d for d in period.drafts}[sample.ids[0]]
     number = index_of(period.drafts)[first.id]
     append_label(other, truth_label(first, number, "bob", grounded=ungrounded(number)))
-    code = _estimate(period, tmp_path / "sample", [labels, other], tmp_path / "out")
-    line = _one_error(capsys, code)
+    line = _refused(period, tmp_path, [labels, other], capsys)
     assert line.startswith(f"{other}:1: label for '{first.id}' says ")
     assert f"but {labels}:1 says" in line
 
@@ -418,10 +427,7 @@ def test_a_decision_of_another_judge(
     _, labels = labelled
     decision = tmp_path / "decision.json"
     write_decision(decision, model="openai/gpt-4o-mini")
-    code = _estimate(
-        period, tmp_path / "sample", [labels], tmp_path / "out", "--decision", str(decision)
-    )
-    line = _one_error(capsys, code)
+    line = _refused(period, tmp_path, [labels], capsys, "--decision", str(decision))
     assert line.startswith(f"{decision}: prefers v3 on openai/gpt-4o-mini, but ")
     assert "was judged by v3 on mockllm/model" in line
 

@@ -132,7 +132,7 @@ def test_an_outage_errors_the_sample_and_is_never_a_judge_failure(
     assert [str(s.id) for s in errored] == [drafts[3].id]
     assert PRODUCTION_SCORER not in (errored[0].scores or {})
     judged = read_judged([str(tmp_path)])
-    where = judged.positions()[drafts[3].id]
+    where = judged.positions([drafts[3].id])[drafts[3].id]
     assert judged.errored[where] and not judged.failed[where]
     assert int(judged.failed.sum()) == sum(judge_says(i) == "failure" for i in range(COUNT))
 

@@ -1,0 +1,27 @@
+"""A scorer found again under the name a log records for it, for `inspect score LOG`.
+
+Inspect registers a package's scorer under the package's name (`farejudge/verdict_agreement`),
+records it in a log without it, and `inspect score LOG` looks up the name as the log has it,
+which no entry point is loaded for: registered under that name too, the plain command finds
+the scorer. (The entry point module has loaded the scorer's by then: Inspect loads every entry
+point as it starts.)
+"""
+
+from collections.abc import Callable
+
+from inspect_ai.scorer import Scorer
+from inspect_ai.util import RegistryInfo, registry_info
+
+from farejudge.core.inspect_internals import registry_add
+
+
+def register_logged_name(scorer: Callable[[str], Scorer], name: str) -> None:
+    """Register `scorer` (a scorer function taking the graded option) under `name` as well."""
+
+    def as_logged(graded: str = "auto") -> Scorer:
+        return scorer(graded)
+
+    registry_add(
+        as_logged,
+        RegistryInfo(type="scorer", name=name, metadata=registry_info(scorer).metadata),
+    )
