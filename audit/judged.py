@@ -90,8 +90,8 @@ def _files(paths: Sequence[str]) -> dict[str, bool]:
 
 def _leave_out(location: str, why: str, named: bool, left_out: list[str]) -> None:
     if named:
-        raise InputError([f"{location}: {why}"])
-    left_out.append(f"{location}: {why}")
+        raise InputError([f"{_shown(location)}: {why}"])
+    left_out.append(f"{_shown(location)}: {why}")
 
 
 def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
@@ -204,7 +204,8 @@ def _same(headers: list[dict[str, Any]], key: str, what: str) -> str:
         if header[key] != first[key]:
             raise InputError(
                 [
-                    f"{header['log']}: {what} {header[key]!r}, but {first['log']} has "
+                    f"{_shown(header['log'])}: {what} {header[key]!r}, but "
+                    f"{_shown(first['log'])} has "
                     f"{first[key]!r}: give the logs of one period's run"
                 ]
             )
@@ -279,7 +280,7 @@ def read_judged(paths: Sequence[str]) -> Judged:
     if len(drafts) < population:
         raise InputError(
             [
-                f"{ranked[-1]['log']}: the logs hold {len(drafts):,} of the period's "
+                f"{_shown(ranked[-1]['log'])}: the logs hold {len(drafts):,} of the period's "
                 f"{population:,} drafts: a shard's log is missing, or a run stopped or was "
                 "limited (--limit); `inspect eval-retry LOG` completes a stopped run"
             ]
@@ -287,7 +288,7 @@ def read_judged(paths: Sequence[str]) -> Judged:
     if len(drafts) > population:
         raise InputError(
             [
-                f"{ranked[-1]['log']}: the logs hold {len(drafts):,} drafts, more than the "
+                f"{_shown(ranked[-1]['log'])}: the logs hold {len(drafts):,} drafts, more than the "
                 f"period's {population:,}: a log of other drafts with the same population hash?"
             ]
         )

@@ -1,1 +1,2 @@
-"""What every stage shares: the case schema, input errors, escaping, and Inspect's internals."""
+"""What every stage shares: the case and draft records, input errors, escaping, and Inspect's
+internals."""

@@ -1,1 +1,2 @@
-"""The judge_groundedness meta-eval: cases, prompt versions, rendering and the Inspect task."""
+"""The Inspect tasks: the judge_groundedness meta-eval (cases, prompt versions, rendering), and
+judge_production, the deployed judge over a period's drafts for the audit."""

@@ -1,4 +1,5 @@
-"""Render a case into the judge's messages, as a prompt version's render contract says.
+"""Render a case (or a draft of production) into the judge's messages, as a prompt version's
+render contract says.
 
 The instructions are the system message, byte-identical for every case, so providers
 can cache the shared prefix. The case is the user message: each untrusted text (prior
