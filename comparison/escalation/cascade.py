@@ -24,7 +24,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from farejudge.comparison.escalation.binomial import Floats, Proportion, clopper_pearson
-from farejudge.comparison.escalation.threshold import MIN_DECIDED, Calibration, calibrate, decides
+from farejudge.comparison.escalation.threshold import MIN_DECIDED, Calibration, calibrate
+from farejudge.scorers.escalation import decides
 
 PER_1K = 1000
 """Costs are per 1,000 answers, as the deploy decision's are."""
@@ -38,7 +39,7 @@ class Judge:
     verdict: Floats
     """Per gold case: 1 ungrounded, 0 grounded, NaN for a judge failure."""
     confidence: Floats
-    """Per gold case, in [0, 1] (`threshold.confidence_of`); NaN where there is none."""
+    """Per gold case, in [0, 1] (`scorers.escalation.confidence_of`); NaN where there is none."""
     cost_per_answer: float
     """What judging one answer costs (all its epochs, or all a panel's members' calls), in the
     currency of the human cost per review."""
