@@ -113,7 +113,7 @@ class AtPick(_Strict):
     decision: str
     version: str
     model: str
-    operating_point: Literal["verdict", "cut-off"]
+    operating_point: Literal["verdict", "cut-off", "confidence threshold"]
     threshold: float | None
     cases: int
     sensitivity: Figure

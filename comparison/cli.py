@@ -4,6 +4,7 @@
     judge-compare logs/matrix --allow conv-004 --allow-file known-regressions.txt
     judge-compare logs/matrix --partial        # a --limit run on the cases it holds
     judge-compare logs/matrix --max-cost-per-1k 2 --min-recall 0.9 --require-pick
+    judge-compare logs/matrix --min-agreement 0.9 --human-cost-per-review 0.5
 
 Exit status: 0 the gate passed (and, with --require-pick, a candidate meets the deployment
 constraints), 1 the gate failed or, with --require-pick, no candidate meets them, 2 the
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from farejudge.comparison.deploy.candidates import Deployment, DeployOptions
-from farejudge.comparison.deploy.decision import DECISION_FILE, decision
+from farejudge.comparison.deploy.decision import DECISION_FILE, decision_json
 from farejudge.comparison.deploy.frontier import QUALITIES
 from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.deploy.sections import verdict_lines
@@ -32,12 +33,20 @@ from farejudge.comparison.document.long_lists import (
     write_listing,
 )
 from farejudge.comparison.document.model import Section
+from farejudge.comparison.escalation.results import EscalationOptions, parse_cascade
 from farejudge.comparison.logs.frame import LeftOut, LogsError, load_runs
 from farejudge.comparison.outputs import OutputError, write_together
 from farejudge.comparison.report.build import build_report
 from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import GateResult, evaluate
+from farejudge.scorers.escalation_options import (
+    OptionError,
+    check_alpha,
+    check_delta,
+    check_human_cost,
+    check_min_agreement,
+)
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -141,11 +150,93 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 1 when no candidate meets the constraints",
     )
+    selective = parser.add_argument_group(
+        "selective judging",
+        "Each graded candidate decides alone the answers whose verdict it is sure of, its "
+        "agreement with gold there at least 1 - alpha with probability at least 1 - delta, and "
+        "escalates the rest (in a cascade to its next judge, then to a person); these "
+        "candidates join the deploy decision. Any of these options turns it on "
+        "(docs/escalation.md).",
+    )
+    selective.add_argument(
+        "--alpha",
+        metavar="A",
+        help="error rate allowed on the answers a judge decides alone (default 0.1, or "
+        "1 - --min-agreement)",
+    )
+    selective.add_argument(
+        "--delta",
+        metavar="D",
+        help="chance, over the draw of the gold cases, that the guarantee fails (default 0.1)",
+    )
+    selective.add_argument(
+        "--min-agreement",
+        metavar="M",
+        help="a constraint of the pick: the agreement with gold a candidate must guarantee at "
+        "--delta (1 - alpha); the pick is then the cheapest candidate meeting every constraint",
+    )
+    selective.add_argument(
+        "--human-cost-per-review",
+        metavar="USD",
+        help="what a person's review of one escalated answer costs (without it, a cost with "
+        "reviews in it is unknown)",
+    )
+    selective.add_argument(
+        "--cascade",
+        action="append",
+        metavar="V/M,V/M[,V/M]",
+        help="a cascade of two or three graded candidates in the order asked, each VERSION/MODEL "
+        "(VERSION/panel for a version's panel), then a person (repeatable; default: every chain "
+        "of two or three graded runs of one version, cheapest first)",
+    )
     parser.add_argument("--quiet", action="store_true", help="do not print the Markdown")
     return parser
 
 
-def _constraints(args: argparse.Namespace) -> Constraints:
+def _typed(value: str) -> float | str:
+    """A number as typed, or the text itself for the option's check to quote."""
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+def _escalation(args: argparse.Namespace) -> EscalationOptions | None:
+    """Selective judging's options, checked; None where none of them is given."""
+    given = (args.alpha, args.delta, args.min_agreement, args.human_cost_per_review, args.cascade)
+    if all(value is None for value in given):
+        return None
+    try:
+        alpha = None if args.alpha is None else check_alpha(_typed(args.alpha))
+        delta = 0.1 if args.delta is None else check_delta(_typed(args.delta))
+        least = None
+        if args.min_agreement is not None:
+            least = check_min_agreement(_typed(args.min_agreement))
+        human = None
+        if args.human_cost_per_review is not None:
+            human = check_human_cost(_typed(args.human_cost_per_review))
+    except OptionError as err:
+        raise UsageError(str(err)) from err
+    if least is not None:
+        # Rounded: 1 - 0.9 is 0.09999999999999998 in binary.
+        implied = round(1 - least, 12)
+        if alpha is not None and not math.isclose(alpha, implied):
+            raise UsageError(
+                f"--alpha {args.alpha} and --min-agreement {args.min_agreement}: the minimum "
+                "agreement is 1 - alpha; give one of them"
+            )
+        alpha = implied
+    cascades = None if args.cascade is None else tuple(parse_cascade(c) for c in args.cascade)
+    return EscalationOptions(
+        alpha=0.1 if alpha is None else alpha,
+        delta=delta,
+        min_agreement=least,
+        human_cost_per_review=human,
+        cascades=cascades,
+    )
+
+
+def _constraints(args: argparse.Namespace, selective: EscalationOptions | None) -> Constraints:
     for flag, value, low, high in (
         ("--max-cost-per-1k", args.max_cost_per_1k, 0.0, math.inf),
         ("--min-recall", args.min_recall, 0.0, 1.0),
@@ -156,11 +247,14 @@ def _constraints(args: argparse.Namespace) -> Constraints:
         if value is not None and not low <= value <= high:
             what = f"must be in [{low:g}, {high:g}]" if high < math.inf else "must be 0 or more"
             raise UsageError(f"{flag} {value:g}: {what}")
+    least = selective.min_agreement if selective else None
     return Constraints(
         max_cost_per_1k=args.max_cost_per_1k,
         min_recall=args.min_recall,
         max_failure_rate=args.max_failure_rate,
         max_p95_latency=args.max_p95_latency,
+        min_agreement=least,
+        delta=selective.delta if selective and least is not None else None,
     )
 
 
@@ -233,7 +327,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise UsageError("--resamples must be at least 1")
         if not 0 < args.target_recall <= 1:
             raise UsageError(f"--target-recall {args.target_recall}: must be in (0, 1]")
-        deploy = DeployOptions(quality=args.quality, constraints=_constraints(args))
+        selective = _escalation(args)
+        deploy = DeployOptions(quality=args.quality, constraints=_constraints(args, selective))
         allowed = _allowed(args.allow, args.allow_file)
         runs = load_runs(args.logs)
         # Named before anything else can fail: a file left out is news whatever follows.
@@ -246,11 +341,12 @@ def run(argv: Sequence[str] | None = None) -> int:
             target_recall=args.target_recall,
             panel=args.panel,
             deploy=deploy,
+            escalation=selective,
         )
         gate = evaluate(report.verdicts, runs, allowed)
         parts = sections(report, gate)
         text = markdown.render(parts)
-        chosen = decision(report.deployment).model_dump_json(indent=2) + "\n"
+        chosen = decision_json(report.deployment)
         written = _write_report(Path(args.out), text, html.render(parts), parts, chosen)
         suspects: list[str] = []
         if args.suspects_out:

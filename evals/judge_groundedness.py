@@ -13,6 +13,7 @@ from farejudge.core.errors import InputError
 from farejudge.core.shards import check_shard, shard_samples
 from farejudge.evals.cli_errors import install_error_lines
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
+from farejudge.evals.escalation_threshold import run_threshold
 from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate
@@ -24,7 +25,7 @@ from farejudge.evals.suite import check_suite, suite_samples
 from farejudge.evals.verdict_schema import check_constrained
 from farejudge.scorers.graded_option import GradedOption
 from farejudge.scorers.verdict_scorer import verdict_agreement
-from farejudge.scorers.viewer_columns import METAMORPHIC_VIEWER, REVIEW_VIEWER
+from farejudge.scorers.viewer_columns import task_viewer
 
 # Bump when the scoring or the case schema changes: logs of different task versions do not
 # measure the same thing.
@@ -42,6 +43,8 @@ def judge_groundedness(
     suite: str = "gold",
     shard: str | None = None,
     graded: str = "auto",
+    threshold: float | None = None,
+    decision: str | None = None,
     **unknown: Any,
 ) -> Task:
     """Judge every case with one prompt version and score the verdicts against gold.
@@ -65,6 +68,12 @@ def judge_groundedness(
             judge's token probabilities (asked of the provider); epochs, the verdict itself
             (1 or 0; its mean over epochs grades a case); off, none. Default (auto):
             logprobs on the in-process gguf/ provider, epochs elsewhere.
+        threshold: A confidence threshold calibrated by judge-compare (--alpha): each
+            sample is marked decided alone (its verdict's confidence from the judge's token
+            probabilities at or above it) or escalated to a person. Needs graded scores from
+            logprobs.
+        decision: A judge-compare decision.json: the threshold its pick holds this version
+            and model to, in place of `threshold`.
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
@@ -77,7 +86,10 @@ def judge_groundedness(
     if unknown:
         raise InputError(
             [f"-T {name}: not an option of judge_groundedness" for name in unknown]
-            + ["options: prompt_version, dataset, constrained, fail_on_error, suite, shard, graded"]
+            + [
+                "options: prompt_version, dataset, constrained, fail_on_error, suite, shard, "
+                "graded, threshold, decision"
+            ]
         )
     # `-T prompt_version=v1,v2` arrives as a list: one task runs one version (judge-matrix
     # runs several).
@@ -90,6 +102,7 @@ def judge_groundedness(
     graded_option = GradedOption.given(graded, "-T")
     suite = check_suite(suite)
     version = load_prompt_version(prompt_version)
+    held_to = run_threshold(threshold, decision, graded_option, version.name)
     cases = load_cases(Path(dataset))
     chosen = check_shard(shard)
     samples, hashes = suite_samples(cases, suite, version)
@@ -100,12 +113,15 @@ def judge_groundedness(
         # Bounded retries, so that an outage errors samples and fail_on_error can stop the
         # run; --max-retries and --timeout override them.
         config=retry_config(),
-        scorer=verdict_agreement(graded_option),
+        # The threshold passed only where given: Inspect records a scorer's arguments as given.
+        scorer=verdict_agreement(graded_option)
+        if held_to is None
+        else verdict_agreement(graded_option, held_to),
         # No reduction over epochs: the metrics count every case-epoch (for their ratios the
         # same as each case adding the share of its epochs), the value's strings stay
         # strings, and the live metrics skip re-reducing every sample at each refresh.
         epochs=Epochs(1, []),
-        viewer=METAMORPHIC_VIEWER if suite == "metamorphic" else REVIEW_VIEWER,
+        viewer=task_viewer(suite == "metamorphic", held_to is not None),
         fail_on_error=fail_on_error,
         version=TASK_VERSION,
         metadata={
@@ -120,6 +136,7 @@ def judge_groundedness(
             "suite": suite,
             "shard": None if chosen is None else str(chosen),
             "graded": graded_option,
+            **({} if held_to is None else {"threshold": held_to}),
             "case_set_sha256": case_set_hash(hashes),
             "case_sha256": hashes,
         },

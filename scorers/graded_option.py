@@ -31,6 +31,9 @@ class GradedOption(str):
         one-line error naming the accepted ones otherwise."""
         if isinstance(value, GradedOption):
             return value
+        # Inspect reads `-T graded=off` as YAML, where "off" is the boolean false.
+        if value is False:
+            value = "off"
         if isinstance(value, str) and value in GRADED_OPTIONS:
             return cls(value)
         accepted = f"{', '.join(GRADED_OPTIONS[:-1])} or {GRADED_OPTIONS[-1]}"

@@ -8,6 +8,7 @@ point as it starts.)
 """
 
 from collections.abc import Callable
+from typing import Any
 
 from inspect_ai.scorer import Scorer
 from inspect_ai.util import RegistryInfo, registry_info
@@ -15,11 +16,11 @@ from inspect_ai.util import RegistryInfo, registry_info
 from farejudge.core.inspect_internals import registry_add
 
 
-def register_logged_name(scorer: Callable[[str], Scorer], name: str) -> None:
-    """Register `scorer` (a scorer function taking the graded option) under `name` as well."""
+def register_logged_name(scorer: Callable[..., Scorer], name: str) -> None:
+    """Register `scorer` (a scorer function) under `name` as well, taking what it takes."""
 
-    def as_logged(graded: str = "auto") -> Scorer:
-        return scorer(graded)
+    def as_logged(*args: Any, **kwargs: Any) -> Scorer:
+        return scorer(*args, **kwargs)
 
     registry_add(
         as_logged,

@@ -21,6 +21,7 @@ from farejudge.core.case_schema import Verdict
 from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
+from farejudge.scorers.escalation import SampleEscalation, escalate_sample
 from farejudge.scorers.graded import GradedScore, Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -42,7 +43,7 @@ from farejudge.scorers.metrics import (
     verdict_accuracy,
 )
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
-from farejudge.scorers.viewer_columns import review_fields
+from farejudge.scorers.viewer_columns import escalation_fields, review_fields
 
 
 class Graded(Protocol):
@@ -380,13 +381,16 @@ def sample_errored() -> bool:
         consistency_failure_rate(),
     ]
 )
-def verdict_agreement(graded: str = "auto") -> Scorer:
+def verdict_agreement(graded: str = "auto", threshold: float | None = None) -> Scorer:
     """Agreement of the judge's verdict with gold, case and claim level.
 
     Args:
         graded: The task's `-T graded=` option: how each sample's graded score is got (auto,
             the task's default: by the sample's model). Inspect records it with the scorer,
             so `inspect score` scores a log as its run did.
+        threshold: The task's confidence threshold (`-T threshold=`, checked there): each
+            sample is then marked decided alone or escalated (`scorers/escalation.py`); None
+            marks nothing.
     """
     # The task's option arrives checked; `inspect score -S graded=...` reaches here unchecked,
     # and an unknown mode would otherwise read as logprobs and grade every sample "no logprobs".
@@ -403,9 +407,27 @@ def verdict_agreement(graded: str = "auto") -> Scorer:
         scored = score_output(gold, state.output, mode, state.metadata)
         value = cast(dict[str, float], scored.value)
         columns = review_fields(value, scored.answer or "", state.metadata, gold.question)
-        return scored.model_copy(update={"value": {**value, **columns}})
+        if threshold is None:
+            return scored.model_copy(update={"value": {**value, **columns}})
+        held = _held(value, mode, threshold)
+        return scored.model_copy(
+            update={
+                "value": {**value, **columns, **escalation_fields(held)},
+                "explanation": f"{scored.explanation}\n\n{held.line}",
+            }
+        )
 
     return score
+
+
+def _held(value: Mapping[str, float], mode: GradedMode, threshold: float) -> SampleEscalation:
+    """The sample held to the threshold on the judge's token probabilities alone: a verdict
+    graded by epochs has a confidence only over the case's epochs, never in one of them."""
+    if mode == "epochs":
+        return escalate_sample(
+            value["judge_ungrounded"], math.nan, threshold, "graded=epochs grades the whole case"
+        )
+    return escalate_sample(value["judge_ungrounded"], value["p_ungrounded"], threshold)
 
 
 # `inspect score LOG` finds the scorer by the name the log records.

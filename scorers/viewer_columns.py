@@ -15,6 +15,7 @@ from inspect_ai.viewer import (
     ViewerConfig,
 )
 
+from farejudge.scorers.escalation import SampleEscalation
 from farejudge.scorers.metrics import Counts
 
 VERDICT_SCORER = "verdict_agreement"
@@ -68,12 +69,30 @@ def review_fields(
 DERIVATION = ("relation", "derived_from")
 """Metadata of a metamorphic sample the viewer shows as columns."""
 
+ESCALATION_ROLES: dict[str, Role] = {"decided": "good", "escalated": "warn"}
+ESCALATION_LABELS = {"escalation": "Decided or escalated", "confidence": "Confidence of verdict"}
+
+
+CONFIDENCE_DECIMALS = 3
+"""As the explanation gives it: the viewer shows this column whatever it is told."""
+
+
+def escalation_fields(held: SampleEscalation) -> dict[str, str | float]:
+    """The columns of a sample held to a confidence threshold (`-T threshold=`): decided alone
+    or escalated, and the confidence of the verdict (NaN where there is none)."""
+    return {
+        "escalation": held.escalation,
+        "confidence": round(held.confidence, CONFIDENCE_DECIMALS),
+    }
+
 
 def _column(key: str, visible: bool = True, scorer: str = VERDICT_SCORER) -> TaskSamplesColumn:
     return TaskSamplesColumn.score(scorer, key, visible=visible)
 
 
-def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
+def _viewer(name: str, derivation: tuple[str, ...], escalation: bool) -> ViewerConfig:
+    # A run held to a threshold: whether each sample was decided alone, beside the outcome.
+    held = [_column("escalation"), _column("confidence", visible=False)] if escalation else []
     return ViewerConfig(
         task_samples_view=TaskSamplesView(
             name=name,
@@ -86,6 +105,7 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 _column("gold"),
                 _column("verdict"),
                 _column("outcome"),
+                *held,
                 # The judge's graded score (scorers/graded.py), rounded; NaN where it has none.
                 _column("p_shown"),
                 _column("question"),
@@ -117,15 +137,23 @@ def _viewer(name: str, derivation: tuple[str, ...]) -> ViewerConfig:
                 "question": "Rider's question",
                 "relation": "Relation",
                 "derived_from": "Derived from",
+                **(ESCALATION_LABELS if escalation else {}),
             },
-            score_color_scales={"outcome": OUTCOME_ROLES},
+            score_color_scales={
+                "outcome": OUTCOME_ROLES,
+                **({"escalation": ESCALATION_ROLES} if escalation else {}),
+            },
             color_scales_enabled=True,
         )
     )
 
 
-REVIEW_VIEWER = _viewer("Gold vs judge", ())
-METAMORPHIC_VIEWER = _viewer("Metamorphic suite: gold vs judge", DERIVATION)
+def task_viewer(metamorphic: bool, escalation: bool) -> ViewerConfig:
+    """The sample list of a run: of the metamorphic suite (each derived case's relation and
+    parent) or of the cases as written; held to a confidence threshold or not."""
+    if metamorphic:
+        return _viewer("Metamorphic suite: gold vs judge", DERIVATION, escalation)
+    return _viewer("Gold vs judge", (), escalation)
 
 
 PRODUCTION_SCORER = "production_verdict"

@@ -38,11 +38,12 @@ def invert_gold(case: Case) -> str:
 
 def scripted_judge(
     cases: Iterable[Case],
-    reply: Callable[[Case], str],
+    reply: Callable[[Case], str | ModelOutput],
     name: str = "mockllm/model",
     **model_args: object,
 ) -> Model:
-    """A mockllm model that answers each case with `reply(case)`, whatever order samples run in.
+    """A mockllm model that answers each case with `reply(case)`, whatever order samples run in:
+    its text, or a whole output (one with token logprobs, say), which must carry a usage.
 
     `name` tells judges apart when several run in one eval set (mockllm takes any name).
     """
@@ -64,6 +65,7 @@ def scripted_judge(
         shown = messages[-1].text
         matches = [case for parts, case in known if all(part in shown for part in parts)]
         assert len(matches) == 1, "the scripted judge could not tell which case it was shown"
-        return mock_output(reply(matches[0]))
+        said = reply(matches[0])
+        return said if isinstance(said, ModelOutput) else mock_output(said)
 
     return get_model(name, custom_outputs=respond)

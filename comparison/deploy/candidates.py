@@ -7,6 +7,13 @@ calls per answer, and a panel is its majority verdict. A case without a graded s
 its verdict. Its cost is the recorded cost of its calls (a panel's, the sum over its
 members); its latency each call's working time (a panel's, its slowest member's on each
 case and epoch).
+
+With selective judging (judge-compare --alpha or --min-agreement), each graded candidate alone
+and each cascade whose judges decide some answers alone is a candidate too
+(`comparison/escalation/`): a judge's verdict where it decides, a person's (gold's, by
+definition) where it escalates. Its cost per answer is each judge's on the answers that reach
+it and a person's review of the rest; its latency an answer's time through the judges it
+reaches (each one's slowest call there).
 """
 
 import math
@@ -18,6 +25,7 @@ import pandas as pd
 
 from farejudge.comparison.deploy.frontier import CandidateRows, Quality, resample_candidates
 from farejudge.comparison.deploy.pick import (
+    GUARANTEED,
     Constraints,
     PickTest,
     Preference,
@@ -28,6 +36,8 @@ from farejudge.comparison.deploy.pick import (
     ranking,
     screen,
 )
+from farejudge.comparison.escalation.binomial import upper_bounds
+from farejudge.comparison.escalation.results import EscalationResults, Selective
 from farejudge.comparison.graded.results import GradedResults, GradedSummary
 from farejudge.comparison.logs.frame import Runs
 from farejudge.comparison.panel.majority import FAILURE, Panel
@@ -64,10 +74,15 @@ class Candidate:
     frontier_share: float
     """Share of the resamples in which it is on the cost-quality frontier."""
     screened: Screened
+    selective: Selective | None = None
+    """Where it is a graded candidate alone or a cascade, then a person: its calibration."""
+    guaranteed_agreement: float | None = None
+    """With selective judging: the agreement with gold it guarantees at delta on what its
+    judges decide alone (NaN: none); None without selective judging."""
 
     @property
     def name(self) -> str:
-        return f"{self.version} with {self.model}"
+        return self.selective.name if self.selective else f"{self.version} with {self.model}"
 
     def estimate(self, figure: str) -> float:
         return self.figures[figure].estimate
@@ -92,6 +107,8 @@ class Deployment:
     usable: int
     """Resamples with every candidate's quality defined: the frontier shares are over these."""
     resampling: Resampling
+    escalation: EscalationResults | None = None
+    """Selective judging's results, where judge-compare was asked for them."""
 
     @property
     def pick(self) -> Candidate | None:
@@ -235,6 +252,51 @@ def _test(pick: _Verdicts, runner_up: _Verdicts) -> PickTest:
     )
 
 
+def _selective_rows(
+    s: Selective, position: dict[str, int], human_cost: float
+) -> tuple[CandidateRows, _Verdicts]:
+    """A person's label is gold's: an escalated answer is right, at a review's cost."""
+    n = len(s.cases)
+    gold = s.judges[0].gold[s.index[0]]
+    judged = gold.copy()
+    calls, failed, cost, latency = (np.zeros(n) for _ in range(4))
+    for j, (judge, at) in enumerate(zip(s.judges, s.index, strict=True)):
+        decided, verdict = s.stage(j)
+        judged[decided] = verdict[decided]
+        reached = (s.route < 0) | (s.route >= j)
+        calls += np.where(reached, judge.calls[at], 0.0)
+        failed += np.where(reached, judge.calls[at] * judge.failure[at], 0.0)
+        cost += np.where(reached, judge.cost_per_answer, 0.0)
+        latency += np.where(reached, judge.latency[at], 0.0)
+    cost += np.where(s.route < 0, human_cost, 0.0)
+    rows = CandidateRows(
+        cases=np.array([position[c] for c in s.cases], dtype=np.int64),
+        cells=np.column_stack(cells(np.ones(n), gold, judged)),
+        failure=failed / calls,
+        cost=cost,
+        flip=np.full(n, np.nan),
+        call_rows=np.arange(n, dtype=np.int64),
+        latency=latency,
+    )
+    verdicts = _Verdicts(
+        case_hash=pd.Series(s.judges[0].case_hash[s.index[0]], index=s.cases),
+        right=pd.Series(judged == gold, index=s.cases),
+        gold=pd.Series(gold, index=s.cases),
+        score=None,
+        cut_off=False,
+    )
+    return rows, verdicts
+
+
+def _guaranteed(rows: CandidateRows, alpha: float, delta: float) -> float:
+    """The agreement with gold a judge deciding every answer alone guarantees at delta: one
+    minus the exact (Clopper-Pearson) upper bound on its error rate, a judge failure an
+    error; NaN where none (every case wrong)."""
+    right = (rows.cells[:, 0] + rows.cells[:, 3]) > 0.5
+    bound = float(upper_bounds(int((~right).sum()), len(right), delta))
+    return 1 - bound if bound < 1 else math.nan
+
+
 @dataclass(frozen=True)
 class _Named:
     version: str
@@ -243,10 +305,15 @@ class _Named:
     threshold: float | None
     rows: CandidateRows
     verdicts: _Verdicts
+    selective: Selective | None = None
 
 
 def _candidates(
-    runs: Runs, cases: pd.DataFrame, graded: GradedResults, panels: Sequence[Panel]
+    runs: Runs,
+    cases: pd.DataFrame,
+    graded: GradedResults,
+    panels: Sequence[Panel],
+    escalation: EscalationResults | None,
 ) -> tuple[list[_Named], int]:
     """Every candidate's rows, and how many cases there are over all of them."""
     position = {case: i for i, case in enumerate(sorted(set(cases["case"].astype(str))))}
@@ -271,6 +338,13 @@ def _candidates(
             rows, verdicts = _panel_rows(panel, version, position)
             model = f"panel ({', '.join(panel.members)})"
             found.append(_Named(panel.version, model, tuple(panel.members), None, rows, verdicts))
+    if escalation is not None:
+        human = escalation.options.human_cost_per_review
+        for s in escalation.selective:
+            # One whose judges decide nothing alone sends every answer to a person: no judge.
+            if s.decided:
+                rows, verdicts = _selective_rows(s, position, math.nan if human is None else human)
+                found.append(_Named(s.version, s.model, (), None, rows, verdicts, s))
     return found, len(position)
 
 
@@ -282,11 +356,26 @@ def deployment(
     options: DeployOptions,
     resampling: Resampling,
     target_recall: float,
+    escalation: EscalationResults | None = None,
 ) -> Deployment:
-    """`cases`: the per-case frame in report order (`cases.report_order`)."""
-    named, total = _candidates(runs, cases, graded, panels)
+    """`cases`: the per-case frame in report order (`cases.report_order`); `escalation`:
+    selective judging's results, where asked for (its candidates join the others)."""
+    named, total = _candidates(runs, cases, graded, panels, escalation)
     resampled = resample_candidates([n.rows for n in named], total, options.quality, resampling)
-    screened = [screen(point, options.constraints) for point in resampled.point]
+    guaranteed: list[float | None] = [None] * len(named)
+    points = resampled.point
+    if escalation is not None:
+        alpha, delta = escalation.options.alpha, escalation.options.delta
+        found = [
+            _guaranteed(n.rows, alpha, delta)
+            if n.selective is None
+            # Rounded as the alpha of --min-agreement is: 1 - (1 - 0.93) is 0.9299999999999999.
+            else (round(1 - alpha, 12) if n.selective.decided else math.nan)
+            for n in named
+        ]
+        points = [p | {GUARANTEED: g} for p, g in zip(points, found, strict=True)]
+        guaranteed = list(found)
+    screened = [screen(point, options.constraints) for point in points]
     candidates = [
         Candidate(
             version=n.version,
@@ -299,10 +388,13 @@ def deployment(
             on_frontier=resampled.on_frontier[i],
             frontier_share=resampled.frontier_share[i],
             screened=screened[i],
+            selective=n.selective,
+            guaranteed_agreement=guaranteed[i],
         )
         for i, n in enumerate(named)
     ]
-    ranked = ranking(resampled.point, [s.meets for s in screened], options.quality)
+    cheapest_first = options.constraints.min_agreement is not None
+    ranked = ranking(points, [s.meets for s in screened], options.quality, cheapest_first)
     test, prefer_runner_up, preference = None, False, None
     if len(ranked) > 1:
         first, second = ranked[:2]
@@ -322,4 +414,5 @@ def deployment(
         excluded_count=count,
         usable=resampled.usable,
         resampling=resampling,
+        escalation=escalation,
     )

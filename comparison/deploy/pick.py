@@ -15,6 +15,11 @@ from farejudge.comparison.stats.intervals import mcnemar_exact
 ALPHA = 0.05
 
 
+GUARANTEED = "guaranteed_agreement"
+"""The agreement with gold a candidate guarantees at delta (selective judging): NaN where it
+guarantees none, which fails `--min-agreement` rather than leaving it unchecked."""
+
+
 @dataclass(frozen=True)
 class Constraints:
     """What a candidate must meet, at its point estimates; None is no constraint."""
@@ -23,6 +28,10 @@ class Constraints:
     min_recall: float | None = None
     max_failure_rate: float | None = None
     max_p95_latency: float | None = None
+    min_agreement: float | None = None
+    """The agreement with gold a candidate must guarantee at `delta` (selective judging)."""
+    delta: float | None = None
+    """The level of that guarantee; given with it."""
 
     def given(self) -> dict[str, float]:
         return {
@@ -32,6 +41,7 @@ class Constraints:
                 ("min_recall", self.min_recall),
                 ("max_failure_rate", self.max_failure_rate),
                 ("max_p95_latency", self.max_p95_latency),
+                ("min_agreement", self.min_agreement),
             )
             if value is not None
         }
@@ -42,6 +52,7 @@ CONSTRAINED: dict[str, tuple[str, int]] = {
     "min_recall": ("recall", -1),
     "max_failure_rate": ("failure_rate", 1),
     "max_p95_latency": ("latency_p95", 1),
+    "min_agreement": (GUARANTEED, -1),
 }
 """Constraint → the figure it bounds, and 1 for an upper bound, -1 for a lower one."""
 
@@ -64,11 +75,17 @@ def screen(point: dict[str, float], constraints: Constraints) -> Screened:
     for name, bound in constraints.given().items():
         figure, sign = CONSTRAINED[name]
         value = point[figure]
-        if math.isnan(value):
+        if math.isnan(value) and figure == GUARANTEED:
+            failed.append(name)
+        elif math.isnan(value):
             unchecked.append(name)
         elif sign * (value - bound) > 0:
             failed.append(name)
     return Screened(failed, unchecked)
+
+
+COST_DIGITS = 9
+"""Decimals of a cost per 1,000 answers that rank candidates cheapest first."""
 
 
 def _cost_key(cost: float) -> float:
@@ -76,20 +93,24 @@ def _cost_key(cost: float) -> float:
 
 
 def ranking(
-    points: Sequence[dict[str, float]], eligible: Sequence[bool], quality: Quality
+    points: Sequence[dict[str, float]],
+    eligible: Sequence[bool],
+    quality: Quality,
+    cheapest_first: bool = False,
 ) -> list[int]:
     """The eligible candidates with a defined quality, best first: by quality, then the
-    cheaper (an unknown cost last), then the fewer failures, then as given."""
+    cheaper (an unknown cost last), then the fewer failures, then as given. `cheapest_first`
+    (a guaranteed agreement is a constraint): by cost, then quality, then the same."""
     chosen = [i for i, ok in enumerate(eligible) if ok and not math.isnan(points[i][quality])]
-    return sorted(
-        chosen,
-        key=lambda i: (
-            -points[i][quality],
-            _cost_key(points[i]["cost_per_1k"]),
-            points[i]["failure_rate"],
-            i,
-        ),
-    )
+
+    def key(i: int) -> tuple[float, ...]:
+        cost = _cost_key(points[i]["cost_per_1k"])
+        if cheapest_first:
+            # Rounded: the same calls priced along two paths differ in the last bits.
+            return (round(cost, COST_DIGITS), -points[i][quality], points[i]["failure_rate"], i)
+        return (-points[i][quality], cost, points[i]["failure_rate"], i)
+
+    return sorted(chosen, key=key)
 
 
 def most_excluding(screened: Sequence[Screened]) -> tuple[list[str], int]:

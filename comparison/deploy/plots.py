@@ -24,8 +24,19 @@ def _bar(estimate: float, low: float, high: float) -> list[list[float]]:
     return [[below], [above]]
 
 
+def _short(model: str) -> str:
+    return model.split("/")[-1]
+
+
 def _label(c: Candidate) -> str:
-    judge = f"panel of {len(c.members)}" if c.members else c.model.split("/")[-1]
+    if c.selective:
+        stages = [
+            f"panel of {len(j.members)}" if j.members else _short(j.model)
+            for j in c.selective.judges
+        ]
+        judge = " → ".join([*stages, "person"])
+    else:
+        judge = f"panel of {len(c.members)}" if c.members else _short(c.model)
     return f"{c.version} · {judge} ({c.frontier_share * 100:.0f} %)"
 
 
@@ -45,10 +56,15 @@ def frontier(d: Deployment) -> bytes | None:
             [score.estimate],
             xerr=_bar(cost.estimate, cost.low, cost.high),
             yerr=_bar(score.estimate, score.low, score.high),
-            fmt="o",
+            # A judge that escalates to people, square: its cost holds their reviews.
+            fmt="s" if c.selective else "o",
             color=_FRONTIER if c.on_frontier else _POINT,
             capsize=3,
         )
+        # Selective candidates are many (each judge alone, each cascade): only those that
+        # matter are named, the rest left as squares to see the frontier by.
+        if c.selective and not (c.on_frontier or c is d.pick):
+            continue
         # Above and below in turn: neighbours by cost often share a quality.
         ax.annotate(
             _label(c),
@@ -57,6 +73,8 @@ def frontier(d: Deployment) -> bytes | None:
             xytext=(6, 6 if rank % 2 == 0 else -13),
             fontsize=8,
         )
+    if any(c.selective for c in drawn):
+        ax.plot([], [], "s", color=_POINT, label="a judge that escalates to people (→ person)")
     _draw_frontier(ax, [c for c in drawn if c.on_frontier], d.quality)
     _mark(ax, d.pick, drawn, d.quality, "*", "pick")
     if d.prefer_runner_up:

@@ -10,6 +10,8 @@ from farejudge.comparison.deploy import plots
 from farejudge.comparison.deploy.candidates import Candidate, Deployment
 from farejudge.comparison.deploy.pick import PickTest
 from farejudge.comparison.document.model import Section, Table, bad, good, interval
+from farejudge.comparison.escalation.results import EscalationOptions
+from farejudge.comparison.escalation.sections import percent, route_text, shares_text
 from farejudge.comparison.stats.intervals import Interval
 
 TITLE = "Which judge to deploy"
@@ -22,6 +24,7 @@ FLAGS = {
     "min_recall": "--min-recall",
     "max_failure_rate": "--max-failure-rate",
     "max_p95_latency": "--max-p95-latency",
+    "min_agreement": "--min-agreement",
 }
 UNKNOWN_COST = "cost unknown"
 NOTHING_TO_CHOOSE = "there is nothing to choose between"
@@ -45,6 +48,11 @@ def _cost(i: Interval) -> str:
     return f"{_dollars(i.estimate)} [{_dollars(i.low)}, {_dollars(i.high)}]"
 
 
+def _cost_of(c: Candidate) -> str:
+    found = c.estimate("cost_per_1k")
+    return UNKNOWN_COST if math.isnan(found) else _dollars(found)
+
+
 def _seconds(i: Interval) -> str:
     if math.isnan(i.estimate):
         return "unknown"
@@ -54,6 +62,8 @@ def _seconds(i: Interval) -> str:
 
 
 def _flip(c: Candidate) -> str:
+    if c.selective:
+        return "n/a (selective)"
     if c.members:
         return "n/a (a panel)"
     found = c.figures["flip_rate"]
@@ -93,10 +103,21 @@ def _role(d: Deployment, i: int) -> str:
 
 
 def _operating_point(c: Candidate) -> str:
+    if c.selective:
+        return route_text(c.selective)
     return "verdict" if c.threshold is None else f"P(ungrounded) ≥ {c.threshold:.3g}"
 
 
+def _selective_cells(c: Candidate) -> list[str]:
+    """The agreement it guarantees, and who decides what: with selective judging only."""
+    g = c.guaranteed_agreement
+    guaranteed = "none" if g is None or math.isnan(g) else f"≥ {percent(g, 1)}"
+    decided = shares_text(c.selective) if c.selective else "the judge 100 %"
+    return [guaranteed, decided]
+
+
 def _frontier_table(d: Deployment) -> Table:
+    selective = d.escalation is not None
     rows = [
         [
             c.name,
@@ -107,6 +128,7 @@ def _frontier_table(d: Deployment) -> Table:
             interval(c.figures["recall"]),
             interval(c.figures["precision"]),
             interval(c.figures["failure_rate"]),
+            *(_selective_cells(c) if selective else []),
             _cost(c.figures["cost_per_1k"]),
             _seconds(c.figures["latency_p50"]),
             _seconds(c.figures["latency_p95"]),
@@ -118,7 +140,9 @@ def _frontier_table(d: Deployment) -> Table:
         for i, c in enumerate(d.candidates)
     ]
     columns = ["Candidate", "Role", "Cases", "Operating point", "Balanced acc.", "Recall"]
-    columns += ["Precision", "Judge failure rate", "Cost per 1,000 answers"]
+    columns += ["Precision", "Judge failure rate"]
+    columns += ["Guaranteed agreement", "Decided alone"] if selective else []
+    columns += ["Cost per 1,000 answers"]
     columns += ["Latency p50 (s)", "Latency p95 (s)", "Epoch flip rate", "On the frontier"]
     columns += ["Frontier share", "Constraints"]
     return Table(
@@ -204,12 +228,23 @@ def verdict_lines(d: Deployment) -> list[str]:
         if d.constraints.given()
         else f"of the {total} candidates"
     )
-    lines = [
-        f"Deploy {pick.name}: the best {_quality(d)}, {interval(pick.figures[d.quality])}, {among}."
-    ]
+    cheapest = d.constraints.min_agreement is not None
+    if cheapest:
+        lines = [
+            f"Deploy {pick.name}: the cheapest, {_cost_of(pick)} per 1,000 "
+            f"answers, {among}, an agreement with gold of at least "
+            f"{percent(d.constraints.min_agreement or 0, 1)} guaranteed at δ = "
+            f"{d.constraints.delta:g} among them ({_figure(d, pick)})."
+        ]
+    else:
+        lines = [
+            f"Deploy {pick.name}: the best {_quality(d)}, {interval(pick.figures[d.quality])}, "
+            f"{among}."
+        ]
     if runner_up is None or test is None:
         return [*lines, "No other candidate meets the constraints: there is no runner-up."]
-    lines.append(f"Runner-up: {runner_up.name}, {_figure(d, runner_up)}.")
+    next_one = f"{_cost_of(runner_up)} per 1,000 answers, " if cheapest else ""
+    lines.append(f"Runner-up: {runner_up.name}, {next_one}{_figure(d, runner_up)}.")
     if test.significant:
         lines.append(
             f"The pick is significantly better than the runner-up at 0.05 ({_test_words(test)})."
@@ -282,19 +317,53 @@ def _notes(d: Deployment) -> list[str]:
     return notes
 
 
+def _selective_method(o: EscalationOptions) -> str:
+    """How selective candidates and cascades are weighed beside the others."""
+    human = (
+        f"${o.human_cost_per_review:,.4f} a review (--human-cost-per-review)"
+        if o.human_cost_per_review is not None
+        else "an unknown price (no --human-cost-per-review), so its cost is unknown"
+    )
+    pick = (
+        f" --min-agreement is met where the guaranteed agreement, at δ = {o.delta:g}, is at "
+        "least it; the pick is then the cheapest candidate that meets every constraint, the "
+        "runner-up the next cheapest."
+        if o.min_agreement is not None
+        else ""
+    )
+    return (
+        f"Selective judging (α = {o.alpha:g}, δ = {o.delta:g}): each graded candidate alone, "
+        "and each cascade, whose judges decide some answers alone with the guarantee, is a "
+        "candidate too, named with where its answers go (→ a person). Its verdict on an "
+        "answer is its deciding judge's, or, escalated, a person's, which is gold's; its cost "
+        "per 1,000 answers counts each judge's calls on the answers that reach it and a "
+        f"person's review of each answer no judge decides, at {human}. Guaranteed agreement: "
+        "with probability at least 1 − δ, a selective candidate's on what its judges decide "
+        "(1 − α, Escalation with a guarantee below); a candidate deciding every answer alone, "
+        "one minus the exact one-sided (Clopper-Pearson) bound on its error rate, a judge "
+        f"failure an error.{pick}"
+    )
+
+
 def _method(d: Deployment) -> list[str]:
     target = f"{d.target_recall * 100:.0f} %"
     given = d.constraints.given()
     constraints = (
         ", ".join(constraint_text(n, v) for n, v in given.items()) if given else "none given"
     )
+    selective = [_selective_method(d.escalation.options)] if d.escalation else []
+    rule = (
+        "is the cheapest of the candidates that meet every constraint (ties: the better quality)"
+        if d.constraints.min_agreement is not None
+        else "has the best quality among the candidates that meet every constraint (ties: the "
+        "cheaper)"
+    )
     return [
         f"Quality: {_quality(d)} (judge-compare --quality), at each candidate's operating "
         "point: its verdict, or, for a run whose graded score comes from logprobs, the cut-off "
         f"on P(ungrounded) that catches {target} of the ungrounded answers (--target-recall). "
         "Constraints, at the point estimates: "
-        f"{constraints}. The pick has the best quality among the candidates that meet every "
-        "constraint (ties: the cheaper); it is tested against the runner-up on the cases both "
+        f"{constraints}. The pick {rule}; it is tested against the runner-up on the cases both "
         "judged with identical content: by exact McNemar on their verdicts, or by DeLong on "
         "their graded scores where both are cut off on one (the other test beside it).",
         "Cost per 1,000 answers: the mean recorded cost of one call (ModelUsage.total_cost, "
@@ -310,6 +379,7 @@ def _method(d: Deployment) -> list[str]:
         f"the share of the resamples in which a candidate is on the frontier of that "
         f"resample's cost and {_quality(d)}, so that a candidate on it by noise shows a low "
         "share.",
+        *selective,
     ]
 
 

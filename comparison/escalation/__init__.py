@@ -4,7 +4,10 @@ cascade (a stronger judge, then a person).
 
 The method is "Trust or Escalate" (Jung, Brahman and Choi, ICLR 2025), which calibrates each
 judge's confidence threshold by fixed-sequence testing with exact binomial p-values (Learn then
-Test: Angelopoulos, Bates, Candès, Jordan and Lei, 2021). Pure functions over numpy arrays:
-`threshold` calibrates one judge, `cascade` a cascade and its cost, `options` checks the
-options that set them.
+Test: Angelopoulos, Bates, Candès, Jordan and Lei, 2021). The statistics are pure functions
+over numpy arrays: `threshold` calibrates one judge, `cascade` a cascade and its cost. Over the
+compared runs, `results` finds each candidate's confidence and calibrates each graded candidate
+alone and the cascades, which the deploy decision prices beside the plain candidates, and
+`sections` reports them. The rule a run shares (`scorers.escalation`) and the options
+(`scorers.escalation_options`) sit below, where the task can reach them.
 """

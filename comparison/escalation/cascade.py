@@ -1,6 +1,6 @@
 """A cascade of judges, cheapest first, then a person: each judge decides alone what it is sure
 of and escalates the rest; its threshold is calibrated on the gold cases that reach it, so that
-the guarantee holds for the cascade as a whole. And the cheapest such cascade.
+the guarantee holds for the cascade as a whole.
 
 This is Trust or Escalate's Cascaded Selective Evaluation (Jung, Brahman and Choi, ICLR 2025,
 arXiv:2407.18370): judge j's threshold is calibrated by fixed-sequence testing
@@ -16,7 +16,6 @@ and the simulation in tests/comparison/escalation/test_guarantee.py checks it. W
 judge goes to a person, whose label is gold's by definition.
 """
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,7 +23,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from farejudge.comparison.escalation.binomial import Floats, Proportion, clopper_pearson
-from farejudge.comparison.escalation.threshold import MIN_DECIDED, Calibration, calibrate, decides
+from farejudge.comparison.escalation.threshold import MIN_DECIDED, Calibration, calibrate
+from farejudge.scorers.escalation import decides
 
 PER_1K = 1000
 """Costs are per 1,000 answers, as the deploy decision's are."""
@@ -38,7 +38,7 @@ class Judge:
     verdict: Floats
     """Per gold case: 1 ungrounded, 0 grounded, NaN for a judge failure."""
     confidence: Floats
-    """Per gold case, in [0, 1] (`threshold.confidence_of`); NaN where there is none."""
+    """Per gold case, in [0, 1] (`scorers.escalation.confidence_of`); NaN where there is none."""
     cost_per_answer: float
     """What judging one answer costs (all its epochs, or all a panel's members' calls), in the
     currency of the human cost per review."""
@@ -173,58 +173,4 @@ def calibrate_cascade(
         coverage=clopper_pearson(int((~waiting).sum()), len(g)),
         errors=wrong,
         human_cost_per_review=human_cost_per_review,
-    )
-
-
-@dataclass(frozen=True)
-class CascadeChoice:
-    """Every cascade tried at a minimum agreement, cheapest first, and the pick."""
-
-    min_agreement: float
-    delta: float
-    cascades: tuple[Cascade, ...]
-    """Each judge alone and each chain of two or three in order of cost, cheapest first (ties
-    in the order they were built)."""
-    people_only_cost_per_1k: float
-    """A person reviewing every answer: what any cascade saves against."""
-
-    @property
-    def cheapest(self) -> Cascade | None:
-        """The cheapest cascade whose judges decide some answers with the guarantee; None where
-        no cascade's judges can decide any at this minimum agreement and delta."""
-        return next((cascade for cascade in self.cascades if cascade.guaranteed), None)
-
-
-def cheapest_cascade(
-    judges: Sequence[Judge],
-    gold: ArrayLike,
-    min_agreement: float,
-    delta: float,
-    human_cost_per_review: float,
-    longest: int = 3,
-    min_decided: int = MIN_DECIDED,
-) -> CascadeChoice:
-    """Every cascade of the candidates, each calibrated at alpha = 1 - min_agreement, priced, and
-    the cheapest that meets the minimum agreement at delta.
-
-    The candidates are put in order of cost per answer (ties kept in the order given), and the
-    cascades are each judge alone and every ordered chain of up to `longest` of them, cheaper
-    judges first: a stronger judge after a cheaper one, never before. A cascade meets the
-    minimum when its judges decide some answers alone (`Cascade.guaranteed`): by construction
-    its agreement on what they decide is then at least min_agreement with probability at least
-    1 - delta, and its cost prices both their calls and the people who review the rest.
-    """
-    ordered = sorted(judges, key=lambda judge: judge.cost_per_answer)
-    # Rounded: 1 - 0.9 is 0.09999999999999998 in floating point.
-    alpha = round(1 - min_agreement, 12)
-    built = [
-        calibrate_cascade(chain, gold, alpha, delta, human_cost_per_review, min_decided)
-        for length in range(1, longest + 1)
-        for chain in itertools.combinations(ordered, length)
-    ]
-    return CascadeChoice(
-        min_agreement=min_agreement,
-        delta=delta,
-        cascades=tuple(sorted(built, key=lambda cascade: cascade.cost_per_1k)),
-        people_only_cost_per_1k=PER_1K * human_cost_per_review,
     )

@@ -47,10 +47,11 @@ GRID: Floats = np.round(np.linspace(0.5, 1.0, 21), 3)
 """The thresholds tried by default: 0.5 to 1 in steps of 0.025, fixed before any data is seen.
 
 Learn then Test's guarantee is for a family of thresholds fixed in advance, as this grid is (a
-grid of the confidences observed is not). A confidence is at least 0.5 (`confidence_of`), and a
-threshold of 1 decides only unanimous or certain verdicts. Of the grids tried by simulation
-(steps of 0.01, 0.025 and 0.05, and every distinct confidence observed; the test of the grids
-in tests/comparison/escalation/test_guarantee.py), every one kept the guarantee and this one
+grid of the confidences observed is not). A verdict's confidence is at least 0.5 where it is the
+likelier verdict (`scorers.escalation.confidence_of`), and a threshold of 1 decides only
+unanimous or certain verdicts. Of the grids tried by simulation (steps of 0.01, 0.025 and 0.05,
+and every distinct confidence observed; the test of the grids in
+tests/comparison/escalation/test_guarantee.py), every one kept the guarantee and this one
 decided the most answers alone: a step per observed confidence lets one unlucky error near the
 top end the sequence, and coarse steps lose coverage. Discrete confidences (epochs, a panel's
 vote share) lose nothing: each grid point decides the same cases as the observed level at or
@@ -138,33 +139,6 @@ class Calibration:
         return None if self.threshold is None else 1 - self.alpha
 
 
-def confidence_of(p_ungrounded: ArrayLike) -> Floats:
-    """The confidence of a verdict from the graded score: max(p, 1 - p) of P(ungrounded).
-
-    The one formula serves every graded source: for logprobs it is the probability of the
-    likelier verdict; for epochs, whose P(ungrounded) is the share of epochs that said
-    ungrounded, it is the share that agree with the majority; for a panel, the majority's share
-    of the votes. NaN (no graded score, a judge failure) stays NaN. A single epoch gives 1.0 on
-    every case, so there is nothing to threshold.
-    """
-    p = np.asarray(p_ungrounded, dtype=float)
-    found: Floats = np.maximum(p, 1 - p)
-    return found
-
-
-def decides(
-    verdict: ArrayLike, confidence: ArrayLike, threshold: float | None
-) -> NDArray[np.bool_]:
-    """Which answers the judge decides alone: a verdict (not a failure, NaN) with a confidence
-    at or above the threshold. None decides nothing: every answer is escalated."""
-    v = np.asarray(verdict, dtype=float)
-    c = np.asarray(confidence, dtype=float)
-    if threshold is None:
-        return np.zeros(np.broadcast(v, c).shape, dtype=bool)
-    found: NDArray[np.bool_] = ~np.isnan(v) & (c >= threshold)
-    return found
-
-
 def _grid(
     grid: Floats, confidence: Floats, wrong: NDArray[np.bool_]
 ) -> tuple[Floats, NDArray[np.int64], NDArray[np.int64]]:
@@ -220,12 +194,13 @@ def calibrate(
     """A judge's threshold by fixed-sequence testing over its gold cases.
 
     verdict: per gold case, 1 ungrounded, 0 grounded, NaN for a judge failure. confidence: per
-    case, in [0, 1] (`confidence_of`), NaN where there is none. gold: per case, 1 or 0. The
-    thresholds tried are the grid's (`GRID` unless given; `_grid`), strictest first, from the
-    strictest deciding at least `first_decided` cases (`Calibration.first_decided`); each is
-    tested at level `delta` with the exact binomial p-value. A judge failure is never decided
-    alone: it counts in the cases and the coverage's denominator, and is always escalated.
-    alpha and delta must be in (0, 1) (`options` checks them where a person gives them).
+    case, in [0, 1] (`scorers.escalation.confidence_of`), NaN where there is none. gold: per
+    case, 1 or 0. The thresholds tried are the grid's (`GRID` unless given; `_grid`),
+    strictest first, from the strictest deciding at least `first_decided` cases
+    (`Calibration.first_decided`); each is tested at level `delta` with the exact binomial
+    p-value. A judge failure is never decided alone: it counts in the cases and the coverage's
+    denominator, and is always escalated. alpha and delta must be in (0, 1)
+    (`scorers.escalation_options` checks them where a person gives them).
     """
     if not (0 < alpha < 1 and 0 < delta < 1):
         raise ValueError(f"alpha {alpha} and delta {delta} must both be in (0, 1)")

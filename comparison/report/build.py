@@ -5,6 +5,11 @@ from dataclasses import dataclass
 
 from farejudge.comparison.cases import per_case, report_order
 from farejudge.comparison.deploy.candidates import Deployment, DeployOptions, deployment
+from farejudge.comparison.escalation.results import (
+    EscalationOptions,
+    EscalationResults,
+    escalation_results,
+)
 from farejudge.comparison.graded.results import GradedResults, graded_results
 from farejudge.comparison.logs.frame import Runs
 from farejudge.comparison.panel.results import PanelFindings, panel_findings
@@ -27,6 +32,9 @@ class Report:
     """Judge panels (majority verdicts per version) and the gold cases they doubt."""
     deployment: Deployment
     """Which candidate (a run, a panel) to deploy under the constraints, and the frontier."""
+    escalation: EscalationResults | None = None
+    """Selective judging: each graded candidate's calibrated threshold and the cascades, where
+    judge-compare was asked for them (they are candidates of the deployment too)."""
 
 
 def build_report(
@@ -36,14 +44,21 @@ def build_report(
     target_recall: float = 0.9,
     panel: Sequence[str] | None = None,
     deploy: DeployOptions | None = None,
+    escalation: EscalationOptions | None = None,
 ) -> Report:
     """Every feature's results over the runs' per-case frame, with one resampling for all
-    (by default `Resampling()`, judge-compare's)."""
+    (by default `Resampling()`, judge-compare's); selective judging's where `escalation` asks
+    for it."""
     resampling = resampling or Resampling()
     cases = report_order(per_case(runs.samples), runs.versions)
     verdicts = verdict_results(runs, cases, resampling, partial)
     graded = graded_results(cases, runs.versions, runs.models, resampling, target_recall)
     panels = panel_findings(runs, cases, panel, resampling)
+    selective = (
+        escalation_results(cases, runs.samples, panels.panels, escalation)
+        if escalation is not None
+        else None
+    )
     return Report(
         runs=runs,
         resampling=resampling,
@@ -58,5 +73,7 @@ def build_report(
             deploy or DeployOptions(),
             resampling,
             target_recall,
+            selective,
         ),
+        escalation=selective,
     )

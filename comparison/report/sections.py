@@ -8,6 +8,7 @@ from pathlib import Path
 
 from farejudge.comparison.deploy.sections import deploy_sections
 from farejudge.comparison.document.model import Section, Table, bad
+from farejudge.comparison.escalation.sections import escalation_sections
 from farejudge.comparison.graded.sections import graded_sections
 from farejudge.comparison.logs.frame import LeftOut, Runs
 from farejudge.comparison.panel.sections import panel_sections
@@ -171,6 +172,8 @@ def sections(report: Report, gate: GateResult) -> list[Section]:
         _header(runs, gate, verdicts.partial),
         # First after the title: the question the matrix was run to answer.
         *deploy_sections(report.deployment),
+        # Where asked for: the thresholds behind the deploy decision's selective candidates.
+        *(escalation_sections(report.escalation) if report.escalation else []),
         gate_section(gate),
         *verdict_sections(verdicts, runs),
         *graded_sections(report.graded, verdicts.transitions, runs.models),

@@ -119,13 +119,41 @@ ROWS: dict[str, Row] = {
         ["-T", "promt_version=v2"],
         lambda p: [
             "-T promt_version: not an option of judge_groundedness",
-            "options: prompt_version, dataset, constrained, fail_on_error, suite, shard, graded",
+            "options: prompt_version, dataset, constrained, fail_on_error, suite, shard, graded, "
+            "threshold, decision",
         ],
     ),
     "unknown prompt version": (
         [CONV],
         ["-T", "prompt_version=v9"],
         lambda p: ["-T prompt_version='v9': not in manifest.toml; valid versions: v1, v2, v3"],
+    ),
+    "a threshold for a run without a graded score": (
+        [CONV],
+        ["-T", "graded=off", "-T", "threshold=0.9"],
+        lambda p: [
+            "-T threshold=0.9: v3 with mockllm/model has no graded score (graded=off), so no "
+            "confidence to hold to a threshold; judge with graded=logprobs"
+        ],
+    ),
+    "a threshold for a run graded by epochs": (
+        [CONV],
+        ["-T", "threshold=0.9"],
+        lambda p: [
+            "-T threshold=0.9: v3 with mockllm/model is graded by agreement over epochs "
+            "(graded=epochs), a confidence of the whole case that a run scoring each epoch alone "
+            "does not have; judge with graded=logprobs"
+        ],
+    ),
+    "a threshold that is no confidence": (
+        [CONV],
+        ["-T", "graded=logprobs", "-T", "threshold=1.5"],
+        lambda p: ["-T threshold=1.5: must be a confidence between 0 and 1"],
+    ),
+    "a decision that is not there": (
+        [CONV],
+        ["-T", "graded=logprobs", "-T", "decision=no-such-decision.json"],
+        lambda p: ["-T decision=no-such-decision.json: No such file or directory"],
     ),
 }
 

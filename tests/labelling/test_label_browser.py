@@ -10,6 +10,7 @@ import pytest
 from farejudge.core.case_schema import Passage, Turn
 from farejudge.core.drafts import Draft, content_hash
 from tests.support.browser import running, select_range
+from tests.support.json_values import keys
 from tests.support.labels import write_drafts
 
 if TYPE_CHECKING:
@@ -59,15 +60,6 @@ DRAFTS = [
     _draft("What does the senior card cost?", UNGROUNDED_ANSWER, []),
     _draft("Is Sunday free?", f"{RANGE_SPAN}, and the card is free.", []),
 ]
-
-
-def _keys(value: Any) -> set[str]:
-    """Every key at any depth of a JSON value."""
-    if isinstance(value, dict):
-        return set(value) | {k for item in value.values() for k in _keys(item)}
-    if isinstance(value, list):
-        return {k for item in value for k in _keys(item)}
-    return set()
 
 
 def _lines(labels: Path) -> list[dict[str, Any]]:
@@ -185,7 +177,7 @@ def test_an_annotator_labels_stops_resumes_and_the_page_stays_blind_and_local(
         # Blind: a draft's JSON has no verdict-like key; a span that is not the answer's is
         # refused with one line.
         shown = _fetch(page, "/api/drafts/1")
-        assert shown["status"] == 200 and not _keys(shown["json"]) & FORBIDDEN_KEYS
+        assert shown["status"] == 200 and not keys(shown["json"]) & FORBIDDEN_KEYS
         bad = {"case_id": DRAFTS[1].id, "grounded": False, "reason": "r", "rules": []}
         bad["spans"] = [{"start": 0, "end": 3, "text": "Nope"}]
         refused = _fetch(page, "/api/labels", bad)

@@ -20,6 +20,13 @@ def test_an_option_is_checked_where_it_is_given_and_trusted_after(flag: str) -> 
     assert err.value.problems == [f"{flag} graded='logprob': give auto, logprobs, epochs or off"]
 
 
+def test_off_typed_on_the_command_line_is_off() -> None:
+    # `-T graded=off` arrives as False: Inspect reads task options as YAML.
+    assert GradedOption.given(False, "-T") == "off"
+    with pytest.raises(InputError, match=r"^-T graded=True: give auto"):
+        GradedOption.given(True, "-T")
+
+
 def test_the_option_is_recorded_as_the_text_it_was_given() -> None:
     # Inspect records it with the task's metadata and the scorer's options.
     assert json.dumps({"graded": GradedOption.given("auto", "-T")}) == '{"graded": "auto"}'

@@ -2,7 +2,8 @@
 
 A metamorphic run shows each derived case's relation and parent as columns. A graded run shows
 P(ungrounded) to 2 decimals, not the float noise of its arithmetic (0.030100000000000005), and
-each rider's question on one line, however long or broken into lines (issue 26, finding 11).
+each rider's question on one line, however long or broken into lines (issue 26, finding 11). A
+run held to a confidence threshold shows whether each sample was decided alone or escalated.
 """
 
 import json
@@ -16,9 +17,12 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from farejudge.core.case_schema import Case
 from farejudge.evals.dataset import DEFAULT_CASES
+from farejudge.testing.synthetic_cases import write_cases
 from tests.support.cli import task_file
 from tests.support.graded_replies import LLAMA, output_of, split, with_top
+from tests.support.logprob_judges import run_logprob_judge
 from tests.support.metamorphic_runs import run
 from tests.support.viewer import sample_list
 
@@ -153,3 +157,33 @@ def test_a_sample_scoring_tab_shows_the_judge_reasoning_in_the_explanation(
         expect(body).to_contain_text("Judge's reasoning: P1 has it")
         expect(body).to_contain_text("Graded: P(ungrounded) = 0.03")
         page.screenshot(path=str(tmp_path / "scoring.png"))
+
+
+def held_answer(case: Case) -> tuple[bool, float]:
+    """Right on every case: 0.99 sure on the even ones, 0.6 on the odd."""
+    sure = 0.99 if int(case.id.removeprefix("syn-")) % 2 == 0 else 0.6
+    return case.label.grounded, 1 - sure if case.label.grounded else sure
+
+
+@pytest.mark.browser
+@pytest.mark.subprocess
+def test_a_run_held_to_a_threshold_shows_decided_or_escalated(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.jsonl"
+    write_cases(cases, 6)
+    log = run_logprob_judge(cases, held_answer, tmp_path / "logs", "mockllm/held", threshold=0.9)
+    with sample_list(log, tmp_path / "logs") as page:
+        from playwright.sync_api import expect
+
+        expect(page.locator("[role=columnheader]").first).to_be_visible()
+        expect(page.locator("body")).to_contain_text("syn-00005")
+        page.screenshot(path=str(tmp_path / "held.png"))
+        rows = grid(page)
+        shown = {case: row["DECIDED OR ESCALATED"] for case, row in rows.items()}
+        print(f"\n{shown}")
+        assert shown == {f"syn-{i:05d}": "decided" if i % 2 == 0 else "escalated" for i in range(6)}
+        name = Path(log.location).name
+        page.goto(page.url.split("#")[0] + f"#/logs/{name}/samples/sample/syn-00001/1/scoring")
+        expect(page.locator("body")).to_contain_text(
+            "Escalated to a person: the judge's confidence in its verdict, 0.600, is below "
+            "the threshold 0.9."
+        )

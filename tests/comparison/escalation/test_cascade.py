@@ -7,12 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from farejudge.comparison.escalation.cascade import (
-    Judge,
-    calibrate_cascade,
-    cheapest_cascade,
-    route,
-)
+from farejudge.comparison.escalation.cascade import Judge, calibrate_cascade, route
+from tests.support.cascades import cheapest_cascade
 
 HUMAN = 1.00
 """A person's review of one answer."""

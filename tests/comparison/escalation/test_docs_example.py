@@ -6,8 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from farejudge.comparison.escalation.cascade import CascadeChoice, Judge, cheapest_cascade
+from farejudge.comparison.escalation.cascade import Judge
 from farejudge.comparison.escalation.threshold import calibrate
+from tests.support.cascades import CascadeChoice, cheapest_cascade
 from tests.support.graded_judges import floor_judge
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "escalation.md"

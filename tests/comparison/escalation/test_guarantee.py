@@ -26,7 +26,8 @@ import pytest
 from numpy.typing import ArrayLike
 
 from farejudge.comparison.escalation.cascade import Judge, calibrate_cascade, route
-from farejudge.comparison.escalation.threshold import GRID, calibrate, decides
+from farejudge.comparison.escalation.threshold import GRID, calibrate
+from farejudge.scorers.escalation import decides
 from tests.support.graded_judges import (
     CALIBRATED,
     CONFIDENTLY_WRONG,

@@ -8,12 +8,8 @@ import numpy as np
 import pytest
 from scipy.stats import beta, binom
 
-from farejudge.comparison.escalation.threshold import (
-    GRID,
-    calibrate,
-    confidence_of,
-    decides,
-)
+from farejudge.comparison.escalation.threshold import GRID, calibrate
+from farejudge.scorers.escalation import decides
 from tests.support.graded_judges import floor_judge
 
 # The 20-case example. Nineteen graded cases, one confidence each on the default grid (two tied
@@ -167,13 +163,6 @@ def test_a_judge_failure_is_never_decided_alone() -> None:
     assert (result.decided, result.failures) == (90, 10)
     assert not decides(verdict, confidence, result.threshold)[:10].any()
     assert decides(verdict, confidence, None).sum() == 0
-
-
-def test_confidence_is_the_likelier_verdicts_share() -> None:
-    # logprobs; three epochs (2 of 3 said ungrounded); a tie of four epochs; no graded score.
-    found = confidence_of([0.1, 0.93, 2 / 3, 0.5, math.nan])
-    assert found[:4] == pytest.approx([0.9, 0.93, 2 / 3, 0.5])
-    assert math.isnan(found[4])
 
 
 def test_the_default_grid_is_fixed_from_one_half_to_one() -> None:

@@ -67,9 +67,9 @@ def test_no_section_or_plot_function_takes_the_whole_report() -> None:
         name for name, function in found.items() if _draws_part_of_the_report(name, function)
     ]
     # Every feature's sections and plots were looked at, not an empty list.
-    for feature in ("verdicts", "graded", "panel", "deploy"):
+    for feature in ("verdicts", "graded", "panel", "deploy", "escalation"):
         assert any(f".{feature}.sections." in name for name in drawing), feature
-    for feature in ("verdicts", "graded", "deploy"):
+    for feature in ("verdicts", "graded", "deploy", "escalation"):
         assert any(f".{feature}.plots." in name for name in drawing), feature
     assert len(drawing) > 30
 

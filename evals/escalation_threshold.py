@@ -1,0 +1,129 @@
+"""The task's confidence threshold (`docs/escalation.md`): given as a number (`-T threshold=0.9`)
+or read from judge-compare's decision.json (`-T decision=PATH`: the pick's threshold for this
+prompt version and judge model), and held to the run's graded mode, which must give each sample
+a confidence (`scorers.escalation_options.check_threshold`).
+
+decision.json's schema is the comparison's (`comparison/deploy/decision.py`), which the task
+cannot import: what is read of it here is the pick's stages, each a version, a model and a
+threshold, and nothing else; a test reads a decision judge-compare wrote.
+"""
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from farejudge.core.errors import InputError
+from farejudge.core.inspect_internals import active_model
+from farejudge.scorers.escalation_options import OptionError, check_threshold
+from farejudge.scorers.graded_option import GradedOption
+
+DECISION_FLAG = "-T decision="
+
+
+class _Read(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _Stage(_Read):
+    version: str
+    model: str
+    threshold: float | None
+
+
+class _Pick(_Read):
+    version: str
+    model: str
+    stages: list[_Stage] | None = None
+
+
+class _Decision(_Read):
+    pick: _Pick | None
+    reason: str | None = None
+
+
+def _name(version: str, model: str) -> str:
+    return f"{version} with {model}"
+
+
+def _decision(path: str) -> _Decision:
+    given = f"{DECISION_FLAG}{path}"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError([f"{given}: {err.strerror}"]) from err
+    try:
+        return _Decision.model_validate(json.loads(text))
+    except json.JSONDecodeError as err:
+        raise InputError([f"{given}: not JSON (line {err.lineno}: {err.msg})"]) from err
+    except ValidationError as err:
+        where = ".".join(str(part) for part in err.errors()[0]["loc"])
+        raise InputError(
+            [f"{given}: not a judge-compare decision ({where}: {err.errors()[0]['msg']})"]
+        ) from err
+
+
+def _from_decision(path: str, version: str, model: str | None) -> float:
+    """The threshold the decision's pick holds this version and model's verdicts to."""
+    given = f"{DECISION_FLAG}{path}"
+    decision = _decision(path)
+    pick = decision.pick
+    if pick is None:
+        raise InputError([f"{given}: it picks no judge ({decision.reason or 'no reason given'})"])
+    picked = _name(pick.version, pick.model)
+    if not pick.stages:
+        raise InputError(
+            [
+                f"{given}: its pick, {picked}, decides every answer alone, with no threshold "
+                "(judge-compare --alpha or --min-agreement calibrates one)"
+            ]
+        )
+    if model is None:
+        raise InputError(
+            [
+                f"{given}: the judge model is not known as the task is made, so no stage of the "
+                f"pick can be chosen; give the threshold itself (-T threshold=)"
+            ]
+        )
+    stages = [s for s in pick.stages if (s.version, s.model) == (version, model)]
+    if not stages:
+        listed = ", ".join(_name(s.version, s.model) for s in pick.stages)
+        raise InputError(
+            [f"{given}: its pick, {picked}, has no stage for {_name(version, model)} ({listed})"]
+        )
+    threshold = stages[0].threshold
+    if threshold is None:
+        raise InputError(
+            [
+                f"{given}: in its pick, {picked}, {_name(version, model)} decides nothing "
+                "alone: no threshold met the guarantee"
+            ]
+        )
+    return threshold
+
+
+def run_threshold(
+    threshold: object, decision: object, graded: GradedOption, version: str
+) -> float | None:
+    """The threshold this run holds each sample's verdict to, checked; None where neither
+    option is given. The judge model is the one Inspect is evaluating as it makes the task
+    (`inspect eval`, or `eval()` given the task's file or name). A task object made before
+    `eval()` is given none, or, after an earlier `eval()` in the same process, that one's: its
+    graded mode is then resolved sample by sample, a sample graded by epochs escalated."""
+    if threshold is None and decision is None:
+        return None
+    if threshold is not None and decision is not None:
+        raise InputError(["-T threshold= and -T decision=: give one of them"])
+    current = active_model()
+    model = None if current is None else str(current)
+    candidate = _name(version, model) if model else f"this {version} run"
+    mode = graded if model is None or graded != "auto" else graded.mode(model)
+    try:
+        if decision is None:
+            return check_threshold(threshold, candidate, mode)
+        if not isinstance(decision, str):
+            raise InputError([f"{DECISION_FLAG}{decision!r}: give one decision.json"])
+        found = _from_decision(decision, version, model)
+        return check_threshold(found, candidate, mode, f"{DECISION_FLAG}{decision}: threshold")
+    except OptionError as err:
+        raise InputError([str(err)]) from err

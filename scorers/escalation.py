@@ -1,0 +1,83 @@
+"""Selective judging's rule, shared by the calibration and the run: a judge decides an answer
+alone where it gave a verdict with a confidence at or above the threshold; every other answer
+is escalated (to a stronger judge, then a person).
+
+judge-compare calibrates the threshold on gold (`comparison/escalation/`); a run given it
+(`-T threshold=`) marks each sample decided or escalated, in its score's value, its
+explanation and a viewer column.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Floats = NDArray[np.float64]
+
+Escalation = Literal["decided", "escalated"]
+
+
+def confidence_of(verdict: ArrayLike, p_ungrounded: ArrayLike) -> Floats:
+    """The confidence of a verdict (1 ungrounded, 0 grounded): the weight the graded score puts
+    on it, P(ungrounded) for "ungrounded" and 1 - P(ungrounded) for "grounded".
+
+    One formula for every graded source: for logprobs it is the probability of the verdict
+    given; for epochs, whose P(ungrounded) is the share of epochs that said ungrounded, the
+    share that gave the case's verdict; for a panel, its majority's share of the votes. Where
+    the verdict is the likelier one it is max(p, 1 - p); a verdict the score leans against
+    (sampled against the logprobs' preference) gets less than 1/2, below any threshold. NaN
+    (no verdict, no graded score) stays NaN.
+    """
+    v = np.asarray(verdict, dtype=float)
+    p = np.asarray(p_ungrounded, dtype=float)
+    found: Floats = np.where(v == 1, p, np.where(v == 0, 1 - p, np.nan))
+    return found
+
+
+def decides(
+    verdict: ArrayLike, confidence: ArrayLike, threshold: float | None
+) -> NDArray[np.bool_]:
+    """Which answers the judge decides alone: a verdict (not a failure, NaN) with a confidence
+    at or above the threshold. None decides nothing: every answer is escalated."""
+    v = np.asarray(verdict, dtype=float)
+    c = np.asarray(confidence, dtype=float)
+    if threshold is None:
+        return np.zeros(np.broadcast(v, c).shape, dtype=bool)
+    found: NDArray[np.bool_] = ~np.isnan(v) & (c >= threshold)
+    return found
+
+
+@dataclass(frozen=True)
+class SampleEscalation:
+    """One scored sample held to a threshold: decided alone or escalated, and why."""
+
+    escalation: Escalation
+    confidence: float
+    """The confidence of the judge's verdict; NaN where there is none."""
+    line: str
+    """What the explanation says of it."""
+
+
+def escalate_sample(
+    judge_ungrounded: float, p_ungrounded: float, threshold: float, no_grade: str = ""
+) -> SampleEscalation:
+    """A sample's verdict (1 ungrounded, 0 grounded, NaN a judge failure) and its graded score
+    (NaN where none, `no_grade` saying why) held to `threshold`."""
+    confidence = float(confidence_of(judge_ungrounded, p_ungrounded))
+    held = f"the threshold {threshold:g}"
+    if bool(decides(judge_ungrounded, confidence, threshold)):
+        return SampleEscalation(
+            "decided",
+            confidence,
+            f"Decided alone: the judge's confidence in its verdict, {confidence:.3f}, is at "
+            f"or above {held}.",
+        )
+    if math.isnan(judge_ungrounded):
+        why = f"a judge failure, no verdict to hold to {held}"
+    elif math.isnan(confidence):
+        why = f"no confidence to hold to {held}" + (f": {no_grade}" if no_grade else "")
+    else:
+        why = f"the judge's confidence in its verdict, {confidence:.3f}, is below {held}"
+    return SampleEscalation("escalated", confidence, f"Escalated to a person: {why}.")
