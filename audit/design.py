@@ -10,7 +10,10 @@ version; the population hash in the record detects a sample laid against other d
 
 The stratified design (labelling more of what the judge flags) draws a fixed number from each
 stratum; a labelled draft then weighs its stratum's size over its stratum's labels (its inverse
-inclusion probability), the weights the estimate's PPI takes.
+inclusion probability), the weights the estimate's PPI takes. A judge held to a confidence
+threshold gives the strata of selective judging: every answer it escalated, drawn in full
+(inclusion probability 1, as people review them anyway), beside a uniform sample of the answers
+it decided alone.
 """
 
 import hashlib
@@ -31,6 +34,10 @@ FLAGGED = "flagged"
 """Drafts the judge flagged (prediction at or above the cut) or failed on."""
 PASSED = "passed"
 """Drafts the judge passed."""
+ESCALATED = "escalated"
+"""Drafts the judge did not decide alone (under its confidence threshold): labelled in full."""
+DECIDED = "decided"
+"""Drafts the judge decided alone."""
 
 
 class PopulationMismatch(ValueError):
@@ -173,6 +180,11 @@ def strata_by_verdict(predictions: ArrayLike, cut: float = 0.5) -> list[str]:
     failed (NaN), PASSED below it."""
     values = as_floats(predictions, "predictions")
     return [PASSED if value < cut else FLAGGED for value in values.tolist()]
+
+
+def strata_by_escalation(escalated: Sequence[bool]) -> list[str]:
+    """Each answer's stratum under selective judging: ESCALATED or DECIDED."""
+    return [ESCALATED if up else DECIDED for up in escalated]
 
 
 def inverse_inclusion(population: Mapping[str, int], labelled: Sequence[str]) -> Floats:

@@ -61,6 +61,12 @@ class Judged:
     """Scored, with no verdict in any epoch: judge failures."""
     errored: Bools
     """In the logs but never scored: the provider failed (an outage), not the judge."""
+    escalated: Bools
+    """Not decided by the judge alone under the run's threshold (`-T threshold=`): escalated
+    to a person (a confidence below it, a judge failure) or never judged (an outage). All
+    false for a run held to no threshold."""
+    threshold: float | None
+    """The confidence threshold the run held each answer to; None where it held none."""
     population: int
     population_sha256: str
     model: str
@@ -106,6 +112,7 @@ def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
     verdict: list[float] = []
     failure: list[float] = []
     graded: list[float] = []
+    escalated: list[bool] = []
     for sample in samples:
         metadata = sample.get("metadata") or {}
         score = (sample.get("scores") or {}).get(SCORER) or {}
@@ -119,6 +126,7 @@ def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
         verdict.append(_number(value.get("judge_ungrounded")))
         failure.append(_number(value.get("judge_failure")))
         graded.append(_number(value.get("p_ungrounded")))
+        escalated.append(value.get("escalation") == "escalated")
     return {
         "id": ids,
         "epoch": np.array(epochs, dtype=np.int32),
@@ -128,6 +136,7 @@ def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
         "verdict": np.array(verdict),
         "failure": np.array(failure),
         "p_ungrounded": np.array(graded),
+        "escalated": np.array(escalated, dtype=bool),
     }
 
 
@@ -143,6 +152,7 @@ def _header_fields(header: Header) -> dict[str, Any]:
         "graded": str(metadata.get("graded")),
         "population": metadata.get("population"),
         "population_sha256": metadata.get("population_sha256"),
+        "threshold": metadata.get("threshold"),
     }
 
 
@@ -252,6 +262,8 @@ def _drafts(frame: pd.DataFrame) -> pd.DataFrame:
         p_ungrounded=("p_ungrounded", "mean"),
         scored=("scored", "any"),
         answered=("answered", "any"),
+        # An answer any epoch escalated goes to a person.
+        escalated=("escalated", "any"),
     )
     return drafts.reset_index()
 
@@ -270,6 +282,8 @@ def read_judged(paths: Sequence[str]) -> Judged:
     population = int(_same(logs, "population", "judged a population of"))
     model = _same(logs, "model", "was judged by")
     version = _same(logs, "prompt_version", "was judged with prompt version")
+    _same(logs, "threshold", "held its answers to the threshold")
+    threshold: float | None = logs[0]["threshold"]
     ranked = _ranked(logs)
     drafts = _drafts(
         pd.concat(
@@ -302,6 +316,10 @@ def read_judged(paths: Sequence[str]) -> Judged:
         p_ungrounded=drafts["p_ungrounded"].to_numpy(dtype=np.float64, na_value=np.nan),
         failed=scored & ~answered,
         errored=~scored,
+        escalated=np.zeros(len(drafts), dtype=bool)
+        if threshold is None
+        else drafts["escalated"].to_numpy(dtype=bool) | ~scored,
+        threshold=threshold,
         population=population,
         population_sha256=population_sha256,
         model=model,

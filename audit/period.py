@@ -8,6 +8,8 @@ answered drafts: the failure rule, a fixed function of the judge's output, which
 was drawn independently of, so the interval stays valid.
 """
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +36,7 @@ from farejudge.audit.record import (
     Prediction,
     Rate,
     Sample,
+    SampleStratum,
     figure,
     number,
 )
@@ -41,8 +44,9 @@ from farejudge.core.errors import InputError
 
 VERDICT_CUT = 0.5
 STRATIFIED_AGREEMENT = (
-    "not measured: a stratified sample labels more of what the judge flags, so its labels "
-    "overstate sensitivity and understate specificity; the drift detector leaves the period out"
+    "not measured: a stratified sample's labels are no uniform draw of the answers (it labels "
+    "more of what the judge flags, or every answer it escalated), so they misstate its "
+    "sensitivity and specificity; the drift detector leaves the period out"
 )
 
 
@@ -91,6 +95,21 @@ def sampled_content(sample: AuditSample, judged: Judged) -> dict[str, str]:
             ]
         )
     return {draft: judged.content_of(where[draft]) for draft in sample.ids}
+
+
+def _strata(sample: AuditSample, labelled: Sequence[str]) -> list[SampleStratum]:
+    """A stratified sample's strata with their draws and labels; none for a uniform one."""
+    if sample.design == "uniform":
+        return []
+    of = dict(zip(sample.ids, sample.stratum_of, strict=True))
+    drawn = Counter(sample.stratum_of)
+    labels = Counter(of[draft] for draft in labelled)
+    return [
+        SampleStratum(
+            name=s.name, population=s.population, drawn=drawn[s.name], labelled=labels[s.name]
+        )
+        for s in sample.strata
+    ]
 
 
 def _prediction(inputs: PeriodInputs) -> Prediction:
@@ -235,6 +254,7 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
             unlabelled=len(sample.ids) - len(labels.ids),
             labels_files=labels.files,
             annotators=labels.annotators,
+            strata=_strata(sample, labels.ids),
         ),
         estimate=_estimate(found),
         categories=[

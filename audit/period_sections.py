@@ -10,7 +10,7 @@ from functools import partial
 
 from farejudge.audit.formatting import interval, percent, width
 from farejudge.audit.period_plots import categories, rates
-from farejudge.audit.record import AuditRecord, Estimate
+from farejudge.audit.record import AuditRecord, Estimate, Sample
 from farejudge.comparison.deploy.decision import Figure
 from farejudge.comparison.document.model import Section, Table, Tone, Toned, bad, good
 
@@ -90,6 +90,16 @@ def _rate(record: AuditRecord) -> Section:
     )
 
 
+def _strata(sample: Sample) -> str:
+    """A stratified sample's strata, each labelled of its answers: the weights' source."""
+    if not sample.strata:
+        return ""
+    each = "; ".join(
+        f"{s.name}: {s.labelled:,} labelled of {s.population:,}" for s in sample.strata
+    )
+    return f" ({each})"
+
+
 def _gain(e: Estimate, labels: int) -> str:
     if e.effective_labels is None:
         return "n/a (the PPI variance is 0)"
@@ -117,7 +127,7 @@ def _rests_on(record: AuditRecord) -> Section:
         [
             "sample",
             f"{s.design}, seed {s.seed}: {s.drawn} drawn, {s.labelled} labelled, "
-            f"{s.unlabelled} unlabelled ({s.file})",
+            f"{s.unlabelled} unlabelled{_strata(s)} ({s.file})",
         ],
         ["labels", f"{', '.join(s.labels_files)} by {', '.join(s.annotators)}"],
         ["lambda (power tuning)", f"{e.rate.lam:.3f} (0: the labels alone; 1: plain PPI)"],

@@ -155,6 +155,17 @@ class Population(_Strict):
     the answered drafts (the failure rule)."""
 
 
+class SampleStratum(_Strict):
+    """A stratum of a stratified sample: its answers in the period, drawn and labelled."""
+
+    name: str
+    """`flagged` or `passed` (the judge's verdicts), or `escalated` or `decided` (a judge
+    held to a confidence threshold)."""
+    population: int
+    drawn: int
+    labelled: int
+
+
 class Sample(_Strict):
     file: str
     design: Design
@@ -165,6 +176,8 @@ class Sample(_Strict):
     """Drawn and not labelled: left out, as missing at random (within its stratum)."""
     labels_files: list[str]
     annotators: list[str]
+    strata: list[SampleStratum] = []
+    """A stratified sample's strata; empty for a uniform one."""
 
 
 class Alert(_Strict):

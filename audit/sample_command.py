@@ -14,6 +14,7 @@ from farejudge.audit.picked import judge_figures, read_at_pick
 from farejudge.audit.sampling import (
     draw,
     drawn_drafts,
+    escalation_strata,
     fresh_seed,
     read_population,
     verdict_strata,
@@ -54,6 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         stratified, "without --flagged: Neyman's allocation from the judge's figures at the pick"
     )
     stratified.add_argument(
+        "--escalated",
+        action="store_true",
+        help="the judge held to a confidence threshold: label every answer it escalated, and "
+        "--size drawn from those it decided alone",
+    )
+    stratified.add_argument(
         "--expected-rate",
         type=open_share,
         default=0.2,
@@ -62,15 +69,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.judged is None and (args.flagged is not None or args.decision is not None):
-        raise InputError(["--flagged and --decision draw a stratified sample: give --judged LOGS"])
+    if args.judged is None and (
+        args.flagged is not None or args.decision is not None or args.escalated
+    ):
+        raise InputError(
+            ["--flagged, --decision and --escalated draw a stratified sample: give --judged LOGS"]
+        )
+    if args.escalated and (args.flagged is not None or args.decision is not None):
+        raise InputError(
+            ["--escalated draws every escalated answer: give it without --flagged or --decision"]
+        )
     if args.flagged is not None and args.flagged >= args.size:
         raise InputError(
             [f"--flagged {args.flagged}: leave draws of --size {args.size} for the passed"]
         )
     population = read_population(args.drafts)
     strata = None
-    if args.judged is not None:
+    if args.escalated:
+        strata = escalation_strata(
+            population, read_judged(args.judged), args.size, shown(args.drafts)
+        )
+    elif args.judged is not None:
         figures = None if args.decision is None else judge_figures(read_at_pick(args.decision))
         strata = verdict_strata(
             population,
@@ -91,9 +110,9 @@ def run(args: argparse.Namespace) -> int:
             SAMPLE_DRAFTS: lambda out: out.writelines(d.model_dump_json() + "\n" for d in drafts),
         },
     )
-    strata_line = ", ".join(f"{s.size} of {s.population:,} {s.name}" for s in sample.strata)
+    strata_line = ", ".join(f"{s.size:,} of {s.population:,} {s.name}" for s in sample.strata)
     print(
-        f"drew {len(sample.ids)} of {sample.population:,} drafts ({sample.design}, seed "
+        f"drew {len(sample.ids):,} of {sample.population:,} drafts ({sample.design}, seed "
         f"{sample.seed}: {strata_line}); population hash {sample.population_hash[:12]}"
     )
     print(f"wrote {', '.join(str(path) for path in written)}")

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from farejudge.audit.design import (
+    DECIDED,
+    ESCALATED,
     FLAGGED,
     PASSED,
     AuditSample,
     draw_stratified,
     draw_uniform,
+    strata_by_escalation,
     strata_by_verdict,
 )
 from farejudge.audit.judged import Judged
@@ -81,14 +84,7 @@ def verdict_strata(
     """The strata of the judge's verdicts over `population` and the draws of each: `flagged`
     from the flagged stratum and the rest from the passed, or else Neyman's allocation from
     the judge's figures at the pick."""
-    if judged.population_sha256 != population_hash(population):
-        raise InputError(
-            [
-                f"{judged.logs[-1]}: judged the drafts hashing to "
-                f"{judged.population_sha256[:12]}, not {drafts_file}'s: the logs of another "
-                "period's run"
-            ]
-        )
+    _check_judged(population, judged, drafts_file)
     verdicts = strata_by_verdict(judged.verdict)
     of = dict(zip(judged.ids.tolist(), verdicts, strict=True))
     sizes = {name: verdicts.count(name) for name in (FLAGGED, PASSED)}
@@ -101,6 +97,38 @@ def verdict_strata(
             ["a stratified sample needs --flagged N, or --decision for Neyman's allocation"]
         )
     return Strata(of, {name: n for name, n in allocation.items() if sizes[name] > 0})
+
+
+def escalation_strata(
+    population: Mapping[str, str], judged: Judged, size: int, drafts_file: str
+) -> Strata:
+    """The strata of selective judging over `population`: every answer the judge escalated,
+    and `size` drawn from those it decided alone."""
+    _check_judged(population, judged, drafts_file)
+    if judged.threshold is None:
+        raise InputError(
+            [
+                f"{judged.logs[-1]}: the run held its answers to no confidence threshold, so it "
+                "escalated none: judge the period with -T threshold= (or a decision.json whose "
+                "pick escalates to a person), or draw without --escalated"
+            ]
+        )
+    strata = strata_by_escalation(judged.escalated.tolist())
+    of = dict(zip(judged.ids.tolist(), strata, strict=True))
+    sizes = {name: strata.count(name) for name in (ESCALATED, DECIDED)}
+    allocation = {ESCALATED: sizes[ESCALATED], DECIDED: size}
+    return Strata(of, {name: n for name, n in allocation.items() if sizes[name] > 0})
+
+
+def _check_judged(population: Mapping[str, str], judged: Judged, drafts_file: str) -> None:
+    if judged.population_sha256 != population_hash(population):
+        raise InputError(
+            [
+                f"{judged.logs[-1]}: judged the drafts hashing to "
+                f"{judged.population_sha256[:12]}, not {drafts_file}'s: the logs of another "
+                "period's run"
+            ]
+        )
 
 
 def draw(population: Mapping[str, str], size: int, seed: int, strata: Strata | None) -> AuditSample:

@@ -1,5 +1,6 @@
 """The judge to deploy, as `judge-compare`'s decision.json names it: a prompt version and a
-judge model (its `prefer`), for the production task's `-T decision=`.
+judge model (its `prefer`), and for a selective pick (the judge, then a person) the confidence
+threshold it decides alone at, for the production task's `-T decision=`.
 
 Only `prefer` is read here; its schema is `farejudge.comparison.deploy.decision.Decision`,
 above this stage (the audit reads the rest).
@@ -28,11 +29,21 @@ NO_MODEL = "none/none"
 """Inspect's model when none was given and INSPECT_EVAL_MODEL is unset."""
 
 
+class _Stage(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    version: str
+    model: str
+    threshold: float | None
+
+
 class _Name(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     version: str
     model: str
+    stages: list[_Stage] | None = None
+    """A selective pick's judges, each with the confidence it decides alone at."""
 
 
 class _Prefer(BaseModel):
@@ -50,6 +61,8 @@ class DeployedJudge:
     model: str
     decision: str
     """The decision file, as given."""
+    threshold: float | None = None
+    """For a selective pick (a judge, then a person): the confidence it decides alone at."""
 
 
 def read_decision(path: str) -> DeployedJudge:
@@ -81,7 +94,28 @@ def read_decision(path: str) -> DeployedJudge:
                 "one judge: give -T prompt_version and --model instead of -T decision"
             ]
         )
+    if found.prefer.stages:
+        return _selective(found.prefer, shown(file), str(Path(path)))
     return DeployedJudge(found.prefer.version, found.prefer.model, str(Path(path)))
+
+
+def _selective(prefer: _Name, name: str, path: str) -> DeployedJudge:
+    """The judge of a selective pick, with its threshold: one judge, then a person."""
+    stages = prefer.stages or []
+    if len(stages) > 1:
+        first = stages[0]
+        raise InputError(
+            [
+                f"{name}: prefers the cascade {prefer.model}; judge_production runs one judge: "
+                f"run each stage on the answers the one before escalates, the first with -T "
+                f"prompt_version={first.version} --model {first.model} -T "
+                f"threshold={first.threshold}"
+            ]
+        )
+    (stage,) = stages
+    if stage.threshold is None:
+        raise InputError([f"{name}: in its pick, {prefer.model}, the judge decides nothing alone"])
+    return DeployedJudge(stage.version, stage.model, path, stage.threshold)
 
 
 def check_run_model(judge: DeployedJudge, active: str) -> None:

@@ -29,9 +29,10 @@ from farejudge.evals.production_drafts import draft_samples, load_period, render
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.verdict_schema import check_constrained
+from farejudge.scorers.escalation_options import OptionError, check_threshold
 from farejudge.scorers.graded_option import GradedOption
 from farejudge.scorers.production_scorer import production_verdict
-from farejudge.scorers.viewer_columns import PRODUCTION_VIEWER
+from farejudge.scorers.viewer_columns import production_viewer
 
 # Bump when the scoring or what the log records changes: the audit reads logs of this version.
 TASK_VERSION = 1
@@ -43,6 +44,7 @@ OPTIONS = (
     "fail_on_error",
     "shard",
     "graded",
+    "threshold",
 )
 
 
@@ -76,6 +78,37 @@ def _judge(
     return deployed, deployed.version, None if active == deployed.model else deployed.model
 
 
+def _threshold(
+    given: object,
+    deployed: DeployedJudge | None,
+    graded: GradedOption,
+    version: str,
+    model: str | None,
+) -> float | None:
+    """The confidence threshold the run holds each answer to, checked: `-T threshold=`, or the
+    decision's for a selective pick; None where neither gives one."""
+    from_decision = None if deployed is None else deployed.threshold
+    if given is None and from_decision is None:
+        return None
+    if given is not None and deployed is not None and from_decision is not None:
+        raise InputError(
+            [
+                f"-T threshold={given}: -T decision={deployed.decision} holds its judge to "
+                f"{from_decision:g}; give one of them"
+            ]
+        )
+    judge = model or _active_model()
+    mode = graded if judge == NO_MODEL or graded != "auto" else graded.mode(judge)
+    candidate = f"{version} with {judge}" if judge != NO_MODEL else f"this {version} run"
+    value, flag = given, "-T threshold="
+    if given is None and deployed is not None:
+        value, flag = from_decision, f"-T decision={deployed.decision}: threshold"
+    try:
+        return check_threshold(value, candidate, mode, flag)
+    except OptionError as err:
+        raise InputError([str(err)]) from None
+
+
 @task
 def judge_production(
     drafts: str | None = None,
@@ -85,6 +118,7 @@ def judge_production(
     fail_on_error: bool | float = DEFAULT_FAIL_ON_ERROR,
     shard: str | None = None,
     graded: str = "auto",
+    threshold: float | None = None,
     **unknown: Any,
 ) -> Task:
     """Judge every draft of a period (a judge-intake drafts file): verdicts, no agreement.
@@ -106,6 +140,11 @@ def judge_production(
             shard's log records the whole file's population, and the audit joins the shards.
         graded: Where each verdict's P(ungrounded) comes from: logprobs, epochs (the verdict
             itself), off. Default (auto): logprobs on the gguf/ provider, epochs elsewhere.
+        threshold: The judge's confidence threshold (judge-compare --alpha calibrates it; a
+            decision whose pick is the judge then a person gives its own): each answer is
+            marked decided alone or escalated to a person, and `judge-audit sample
+            --escalated` labels every escalated answer. Needs a confidence per answer
+            (graded=logprobs).
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
@@ -131,6 +170,7 @@ def judge_production(
     chosen = check_shard(shard)
     deployed, version_name, model = _judge(decision, prompt_version)
     version = load_prompt_version(version_name or None)
+    held_to = _threshold(threshold, deployed, graded_option, version.name, model)
     period = load_period(drafts, chosen)
     return Task(
         dataset=MemoryDataset(
@@ -143,11 +183,14 @@ def judge_production(
             graded_generate(judge_generate(schema, model), graded_option),
         ],
         config=retry_config(),
-        scorer=production_verdict(graded_option),
+        # The threshold passed only where given: Inspect records a scorer's arguments as given.
+        scorer=production_verdict(
+            graded_option, **({} if held_to is None else {"threshold": held_to})
+        ),
         # Each epoch's verdict is its own row, as in the gold task; the audit averages them.
         epochs=Epochs(1, []),
         model=model,
-        viewer=PRODUCTION_VIEWER,
+        viewer=production_viewer(held_to is not None),
         fail_on_error=fail_on_error,
         version=TASK_VERSION,
         metadata={
@@ -159,6 +202,7 @@ def judge_production(
             "constrained": "auto" if schema is None else schema,
             "shard": None if chosen is None else str(chosen),
             "graded": graded_option,
+            "threshold": held_to,
             "drafts": period.file.name,
             # The period's population, whole whatever the shard: the audit's sample must have
             # been drawn from exactly these drafts.

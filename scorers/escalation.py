@@ -81,3 +81,16 @@ def escalate_sample(
     else:
         why = f"the judge's confidence in its verdict, {confidence:.3f}, is below {held}"
     return SampleEscalation("escalated", confidence, f"Escalated to a person: {why}.")
+
+
+def hold_sample(
+    judge_ungrounded: float, p_ungrounded: float, graded: str, threshold: float
+) -> SampleEscalation:
+    """A scored sample held to the threshold on the judge's token probabilities alone: a
+    verdict graded by epochs (`graded`, the sample's graded mode) has a confidence only over
+    the case's epochs, never in one of them."""
+    if graded == "epochs":
+        return escalate_sample(
+            judge_ungrounded, math.nan, threshold, "graded=epochs grades the whole case"
+        )
+    return escalate_sample(judge_ungrounded, p_ungrounded, threshold)

@@ -10,12 +10,13 @@ task's scorer reads it (`parse_verdict`, the graded score, refusals and provider
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 
+from farejudge.scorers.escalation import hold_sample
 from farejudge.scorers.graded import Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -23,7 +24,7 @@ from farejudge.scorers.logged_name import register_logged_name
 from farejudge.scorers.metrics import flagged_rate, judge_failure_rate
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 from farejudge.scorers.verdict_scorer import output_failure, reasoning_parts, sample_errored
-from farejudge.scorers.viewer_columns import SHOWN_DECIMALS
+from farejudge.scorers.viewer_columns import SHOWN_DECIMALS, escalation_fields
 
 FAILURE = "judge failure"
 FAILURE_LINE = (
@@ -128,13 +129,17 @@ def production_score(output: ModelOutput, graded: GradedMode, metadata: Mapping[
         grouped(flagged_rate(), "category", all=False, name_template="category:{group_name}"),
     ]
 )
-def production_verdict(graded: str = "auto") -> Scorer:
+def production_verdict(graded: str = "auto", threshold: float | None = None) -> Scorer:
     """The judge's verdict on a production answer: ungrounded (1) or grounded (0), its
     P(ungrounded) where it gives one, or a judge failure; no agreement (there is no gold).
 
     Args:
         graded: The task's `-T graded=` option: how each sample's graded score is got (auto,
             the task's default: by the sample's model).
+        threshold: The deployed judge's confidence threshold (`-T threshold=`, or the
+            decision's, checked by the task): each answer is then marked decided alone or
+            escalated to a person, which the audit's sample labels in full; None marks
+            nothing.
     """
     option = GradedOption.given(graded, "-S")
 
@@ -143,7 +148,17 @@ def production_verdict(graded: str = "auto") -> Scorer:
             # An outage, not the judge's behaviour: not scored, never a judge failure.
             return None
         mode = option.mode(str(state.model))
-        return production_score(state.output, mode, state.metadata)
+        scored = production_score(state.output, mode, state.metadata)
+        if threshold is None:
+            return scored
+        value = cast(dict[str, float], scored.value)
+        held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], mode, threshold)
+        return scored.model_copy(
+            update={
+                "value": {**value, **escalation_fields(held)},
+                "explanation": f"{scored.explanation}\n\n{held.line}",
+            }
+        )
 
     return score
 

@@ -21,7 +21,7 @@ from farejudge.core.case_schema import Verdict
 from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
-from farejudge.scorers.escalation import SampleEscalation, escalate_sample
+from farejudge.scorers.escalation import hold_sample
 from farejudge.scorers.graded import GradedScore, Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -409,7 +409,7 @@ def verdict_agreement(graded: str = "auto", threshold: float | None = None) -> S
         columns = review_fields(value, scored.answer or "", state.metadata, gold.question)
         if threshold is None:
             return scored.model_copy(update={"value": {**value, **columns}})
-        held = _held(value, mode, threshold)
+        held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], mode, threshold)
         return scored.model_copy(
             update={
                 "value": {**value, **columns, **escalation_fields(held)},
@@ -418,16 +418,6 @@ def verdict_agreement(graded: str = "auto", threshold: float | None = None) -> S
         )
 
     return score
-
-
-def _held(value: Mapping[str, float], mode: GradedMode, threshold: float) -> SampleEscalation:
-    """The sample held to the threshold on the judge's token probabilities alone: a verdict
-    graded by epochs has a confidence only over the case's epochs, never in one of them."""
-    if mode == "epochs":
-        return escalate_sample(
-            value["judge_ungrounded"], math.nan, threshold, "graded=epochs grades the whole case"
-        )
-    return escalate_sample(value["judge_ungrounded"], value["p_ungrounded"], threshold)
 
 
 # `inspect score LOG` finds the scorer by the name the log records.

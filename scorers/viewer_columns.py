@@ -171,41 +171,51 @@ def _production(key: str, visible: bool = True) -> TaskSamplesColumn:
 
 # The production task's sample list (`farejudge/judge_production`): no gold, so no outcome;
 # the judge's verdict, coloured, and what a reviewer reads it by.
-PRODUCTION_VIEWER = ViewerConfig(
-    task_samples_view=TaskSamplesView(
-        name="Production: the judge's verdicts",
-        columns=[
-            TaskSamplesColumn(id="sampleStatus"),
-            TaskSamplesColumn(id="sampleId"),
-            TaskSamplesColumn(id="epoch"),
-            _production("category"),
-            _production("verdict"),
-            _production("claims"),
-            _production("p_shown"),
-            # The sample's input is the rider's question; the prompt is in its transcript.
-            TaskSamplesColumn(id="input"),
-            TaskSamplesColumn(id="target", visible=False),
-            TaskSamplesColumn(id="answer", visible=False),
-            # The numbers the audit reads, last.
-            _production("judge_ungrounded", visible=False),
-            _production("judge_failure", visible=False),
-            _production("p_ungrounded", visible=False),
-            _production("graded_source", visible=False),
-        ],
-        # Alphabetically descending: ungrounded, then judge failures, then grounded.
-        sort=[
-            TaskSamplesSort.score(PRODUCTION_SCORER, "verdict", dir="desc"),
-            TaskSamplesSort(column="sampleId"),
-        ],
-        multiline=False,
-        score_labels={
-            "category": "Category",
-            "verdict": "Judge verdict",
-            "claims": "Claims flagged",
-            "p_shown": "P(ungrounded)",
-            "p_ungrounded": "P(ungrounded), exact",
-        },
-        score_color_scales={"verdict": VERDICT_ROLES},
-        color_scales_enabled=True,
+def production_viewer(escalation: bool) -> ViewerConfig:
+    """The production task's sample list; held to a confidence threshold or not."""
+    held = (
+        [_production("escalation"), _production("confidence", visible=False)] if escalation else []
     )
-)
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(
+            name="Production: the judge's verdicts",
+            columns=[
+                TaskSamplesColumn(id="sampleStatus"),
+                TaskSamplesColumn(id="sampleId"),
+                TaskSamplesColumn(id="epoch"),
+                _production("category"),
+                _production("verdict"),
+                _production("claims"),
+                _production("p_shown"),
+                *held,
+                # The sample's input is the rider's question; the prompt is in its transcript.
+                TaskSamplesColumn(id="input"),
+                TaskSamplesColumn(id="target", visible=False),
+                TaskSamplesColumn(id="answer", visible=False),
+                # The numbers the audit reads, last.
+                _production("judge_ungrounded", visible=False),
+                _production("judge_failure", visible=False),
+                _production("p_ungrounded", visible=False),
+                _production("graded_source", visible=False),
+            ],
+            # Alphabetically descending: ungrounded, then judge failures, then grounded.
+            sort=[
+                TaskSamplesSort.score(PRODUCTION_SCORER, "verdict", dir="desc"),
+                TaskSamplesSort(column="sampleId"),
+            ],
+            multiline=False,
+            score_labels={
+                "category": "Category",
+                "verdict": "Judge verdict",
+                "claims": "Claims flagged",
+                "p_shown": "P(ungrounded)",
+                "p_ungrounded": "P(ungrounded), exact",
+                **(ESCALATION_LABELS if escalation else {}),
+            },
+            score_color_scales={
+                "verdict": VERDICT_ROLES,
+                **({"escalation": ESCALATION_ROLES} if escalation else {}),
+            },
+            color_scales_enabled=True,
+        )
+    )

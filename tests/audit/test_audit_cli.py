@@ -22,8 +22,10 @@ from farejudge.testing.production_runs import ungrounded, write_drafts
 from farejudge.testing.synthetic_logs import write_runs
 from tests.support.audit_runs import (
     MODEL,
+    held_escalates,
     index_of,
     judge_period,
+    judge_period_held,
     label_sample,
     truth_label,
     write_decision,
@@ -194,6 +196,73 @@ def test_a_stratified_sample_weighs_its_labels(period: Period, tmp_path: Path) -
     assert record.estimate.rate.figure.estimate == pytest.approx(expected.rate.estimate, abs=1e-12)
     assert record.estimate.labels_only.wilson is None
     assert record.agreement is None and record.agreement_note is not None
+
+
+@pytest.fixture(scope="module")
+def held(tmp_path_factory: pytest.TempPathFactory) -> Period:
+    """A period judged by a judge held to a confidence threshold of 0.9."""
+    root = tmp_path_factory.mktemp("held")
+    drafts = write_drafts(root / "drafts.jsonl", COUNT)
+    judge_period_held(root / "drafts.jsonl", root / "logs", threshold=0.9)
+    write_decision(root / "decision.json")
+    return Period(root, drafts, root / "drafts.jsonl", root / "logs", root / "decision.json")
+
+
+@pytest.mark.slow
+def test_escalated_answers_are_labelled_in_full_beside_a_uniform_sample(
+    held: Period, tmp_path: Path
+) -> None:
+    numbers = index_of(held.drafts)
+    escalated = {d.id for d in held.drafts if held_escalates(numbers[d.id])}
+    sample = _sample(held, tmp_path / "sample", "--judged", str(held.logs), "--escalated", size=10)
+    assert sample.design == "stratified"
+    assert {(s.name, s.population, s.size) for s in sample.strata} == {
+        ("escalated", len(escalated), len(escalated)),
+        ("decided", COUNT - len(escalated), 10),
+    }
+    assert escalated < set(sample.ids)
+    labels = tmp_path / "labels.jsonl"
+    label_sample(labels, held.drafts, sample)
+    out = tmp_path / "audit"
+    assert _estimate(held, tmp_path / "sample", [labels], out) == 0
+    record = AuditRecord.model_validate_json((out / "audit.json").read_text(encoding="utf-8"))
+    # Each escalated label weighs 1 (every one drawn), each decided one its stratum's size
+    # over its draws.
+    weights = sample.weights(sample.ids)
+    assert weights is not None
+    assert {w for d, w in zip(sample.ids, weights, strict=True) if d in escalated} == {1.0}
+    judged = read_judged([str(held.logs)])
+    where = judged.positions(judged.ids.tolist())
+    truth = [float(ungrounded(numbers[d])) for d in sample.ids]
+    expected = estimate_period(
+        judged.verdict, [where[d] for d in sample.ids], truth, weights=weights
+    )
+    assert record.estimate.rate.figure.estimate == pytest.approx(expected.rate.estimate, abs=1e-12)
+    assert record.estimate.rate.figure.low == pytest.approx(expected.rate.interval.low, abs=1e-12)
+    assert [(s.name, s.labelled, s.population) for s in record.sample.strata] == [
+        ("decided", 10, COUNT - len(escalated)),
+        ("escalated", len(escalated), len(escalated)),
+    ]
+    text = (out / "audit.md").read_text(encoding="utf-8")
+    assert f"escalated: {len(escalated)} labelled of {len(escalated)}" in text
+
+
+def test_escalated_strata_need_a_run_held_to_a_threshold(
+    period: Period, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["sample", "--drafts", str(period.drafts_file), "--size", "5", "--judged"]
+    code = run([*argv, str(period.logs), "--escalated", "--out", str(tmp_path / "s")])
+    line = _one_error(capsys, code)
+    assert line.endswith(
+        "the run held its answers to no confidence threshold, so it escalated none: judge the "
+        "period with -T threshold= (or a decision.json whose pick escalates to a person), or "
+        "draw without --escalated"
+    )
+    assert not (tmp_path / "s").exists()
+    code = run([*argv, str(period.logs), "--escalated", "--flagged", "2"])
+    assert _one_error(capsys, code) == (
+        "--escalated draws every escalated answer: give it without --flagged or --decision"
+    )
 
 
 @pytest.mark.slow
@@ -448,4 +517,6 @@ def test_the_sample_of_a_stratified_design_needs_its_judged_logs(
     drafts = tmp_path / "drafts.jsonl"
     write_drafts(drafts, 3)
     argv = ["sample", "--drafts", str(drafts), "--size", "2", "--flagged", "1"]
-    assert _one_error(capsys, run(argv)).startswith("--flagged and --decision draw a stratified")
+    assert _one_error(capsys, run(argv)).startswith(
+        "--flagged, --decision and --escalated draw a stratified"
+    )

@@ -20,7 +20,7 @@ from farejudge.core.population import population_hash
 from farejudge.evals.judge_production import judge_production
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.render import judge_messages
-from farejudge.scorers.viewer_columns import PRODUCTION_SCORER, PRODUCTION_VIEWER
+from farejudge.scorers.viewer_columns import PRODUCTION_SCORER, production_viewer
 from farejudge.testing.production_runs import judge_says, write_drafts
 from farejudge.testing.scripted_judge import mock_output
 from tests.support.audit_runs import index_of, judge_period, write_decision
@@ -95,7 +95,7 @@ def test_every_draft_is_judged_and_the_log_names_its_population(
     assert metrics["judge_failure_rate"].value == pytest.approx((COUNT - len(answered)) / COUNT)
     assert not [name for name in metrics if "accuracy" in name or "kappa" in name]
     # The viewer's columns name keys the score has.
-    view = PRODUCTION_VIEWER.task_samples_view
+    view = production_viewer(escalation=False).task_samples_view
     assert isinstance(view, TaskSamplesView) and view.columns is not None
     keys = {c.id.split("__")[-1] for c in view.columns if PRODUCTION_SCORER in c.id}
     first = log.samples[0].scores[PRODUCTION_SCORER].value  # type: ignore[index]

@@ -16,10 +16,11 @@ from farejudge.core.drafts import Draft
 from farejudge.evals.judge_production import judge_production
 from farejudge.labelling.label_file import append_label
 from farejudge.labelling.records import Label, Span
-from farejudge.testing.production_runs import reply, synthetic_draft, ungrounded
+from farejudge.testing.production_runs import judge_says, reply, synthetic_draft, ungrounded
 from farejudge.testing.scripted_judge import mock_output
-from farejudge.testing.synthetic_cases import synthetic_judge
+from farejudge.testing.synthetic_cases import synthetic_case, synthetic_judge
 from tests.support.deploy_rows import case_rows, report_of
+from tests.support.logprob_judges import logprob_output
 
 MODEL = "mockllm/model"
 """The scripted judge's name, as the logs record it."""
@@ -42,6 +43,46 @@ def judge_period(
     task = judge_production(drafts=str(drafts), fail_on_error=False, shard=shard)
     (log,) = eval(
         task,
+        model=synthetic_judge(answer),
+        log_dir=str(log_dir),
+        display="none",
+    )
+    return log
+
+
+SURE = 0.97
+"""The held judge's confidence in a verdict it gets right."""
+UNSURE = 0.6
+"""Its confidence in a verdict it gets wrong: below any threshold of 0.9."""
+
+
+def held_escalates(index: int) -> bool:
+    """Whether the held judge, at a threshold between UNSURE and SURE, escalates synthetic
+    draft `index`: where it fails or gets it wrong."""
+    said = judge_says(index)
+    return said == "failure" or (said == "ungrounded") != ungrounded(index)
+
+
+def judge_period_held(drafts: Path, log_dir: Path, **options: object) -> EvalLog:
+    """The production task over `drafts` graded by logprobs: the scripted judge's verdicts
+    (`judge_says`), each with its token probabilities, SURE where right and UNSURE where
+    wrong; `options` are more task options (`threshold=0.9`, `decision=...`)."""
+
+    def answer(case_id: str) -> ModelOutput:
+        index = int(case_id.removeprefix("syn-"))
+        said = judge_says(index)
+        if said == "failure":
+            return mock_output(reply(case_id))
+        grounded = said == "grounded"
+        sure = UNSURE if held_escalates(index) else SURE
+        claims = [] if grounded else [synthetic_case(index)["answer"].rstrip(".")]
+        return logprob_output(grounded, 1 - sure if grounded else sure, claims)
+
+    # The task function, not a task: Inspect creates it with the eval's model active, as
+    # `inspect eval` does, so that a decision naming this model runs on it.
+    (log,) = eval(
+        judge_production,
+        task_args={"drafts": str(drafts), "graded": "logprobs", **options},
         model=synthetic_judge(answer),
         log_dir=str(log_dir),
         display="none",
