@@ -9,19 +9,16 @@ from typing import Any
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
-from farejudge.core.errors import InputError
 from farejudge.core.shards import check_shard, shard_samples
-from farejudge.evals.cli_errors import install_error_lines
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.escalation_threshold import run_threshold
 from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate
-from farejudge.evals.log_redaction import install_log_redaction
-from farejudge.evals.log_written import install_log_write_check
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.suite import check_suite, suite_samples
+from farejudge.evals.task_start import check_fail_on_error, check_single, start_task
 from farejudge.evals.verdict_schema import check_constrained
 from farejudge.scorers.graded_option import GradedOption
 from farejudge.scorers.verdict_scorer import verdict_agreement
@@ -30,6 +27,17 @@ from farejudge.scorers.viewer_columns import task_viewer
 # Bump when the scoring or the case schema changes: logs of different task versions do not
 # measure the same thing.
 TASK_VERSION = 3
+OPTIONS = (
+    "prompt_version",
+    "dataset",
+    "constrained",
+    "fail_on_error",
+    "suite",
+    "shard",
+    "graded",
+    "threshold",
+    "decision",
+)
 # The share of samples that may error (an outage, not a verdict) before the run stops.
 DEFAULT_FAIL_ON_ERROR = 0.1
 
@@ -77,27 +85,9 @@ def judge_groundedness(
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
-    # Registered here, after Inspect's start-up: a hook registered through the entry point
-    # makes Inspect print a "hooks enabled" banner before every run, even a one-line error;
-    # and Inspect's command line installs its exception hook as it starts.
-    install_error_lines()
-    install_log_redaction()
-    install_log_write_check()
-    if unknown:
-        raise InputError(
-            [f"-T {name}: not an option of judge_groundedness" for name in unknown]
-            + [
-                "options: prompt_version, dataset, constrained, fail_on_error, suite, shard, "
-                "graded, threshold, decision"
-            ]
-        )
-    # `-T prompt_version=v1,v2` arrives as a list: one task runs one version (judge-matrix
-    # runs several).
-    for name, value in (("prompt_version", prompt_version), ("dataset", dataset)):
-        if value is not None and not isinstance(value, str):
-            raise InputError([f"-T {name}={value!r}: give one {name}, not a list"])
-    if not isinstance(fail_on_error, bool | float | int):
-        raise InputError([f"-T fail_on_error={fail_on_error!r}: give a share, true or false"])
+    start_task("judge_groundedness", OPTIONS, unknown)
+    check_single({"prompt_version": prompt_version, "dataset": dataset})
+    check_fail_on_error(fail_on_error)
     schema = check_constrained(constrained)
     graded_option = GradedOption.given(graded, "-T")
     suite = check_suite(suite)

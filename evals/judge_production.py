@@ -17,17 +17,15 @@ from inspect_ai.model import get_model
 
 from farejudge.core.errors import InputError
 from farejudge.core.shards import check_shard
-from farejudge.evals.cli_errors import install_error_lines
 from farejudge.evals.deployed_judge import NO_MODEL, DeployedJudge, check_run_model, read_decision
 from farejudge.evals.fingerprint import sha256
 from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.judge_groundedness import DEFAULT_FAIL_ON_ERROR
-from farejudge.evals.log_redaction import install_log_redaction
-from farejudge.evals.log_written import install_log_write_check
 from farejudge.evals.production_drafts import draft_samples, load_period, render_draft
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
+from farejudge.evals.task_start import check_fail_on_error, check_single, start_task
 from farejudge.evals.verdict_schema import check_constrained
 from farejudge.scorers.escalation_options import OptionError, check_threshold
 from farejudge.scorers.graded_option import GradedOption
@@ -148,23 +146,13 @@ def judge_production(
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """
-    install_error_lines()
-    install_log_redaction()
-    install_log_write_check()
-    if unknown:
-        raise InputError(
-            [f"-T {name}: not an option of judge_production" for name in unknown]
-            + [f"options: {', '.join(OPTIONS)}"]
-        )
-    for name, value in (("drafts", drafts), ("prompt_version", prompt_version)):
-        if value is not None and not isinstance(value, str):
-            raise InputError([f"-T {name}={value!r}: give one {name}, not a list"])
+    start_task("judge_production", OPTIONS, unknown)
+    check_single({"drafts": drafts, "prompt_version": prompt_version})
     if drafts is None:
         raise InputError(["-T drafts=PATH: give the period's drafts file (judge-intake's output)"])
     if decision is not None and not isinstance(decision, str):
         raise InputError([f"-T decision={decision!r}: give one decision.json"])
-    if not isinstance(fail_on_error, bool | float | int):
-        raise InputError([f"-T fail_on_error={fail_on_error!r}: give a share, true or false"])
+    check_fail_on_error(fail_on_error)
     schema = check_constrained(constrained)
     graded_option = GradedOption.given(graded, "-T")
     chosen = check_shard(shard)
