@@ -99,7 +99,7 @@ class JudgeRate:
     rate is known, not where the true rate is; its coverage of the truth fails.
     """
 
-    CAVEAT: ClassVar[str] = "biased by the judge's errors; its interval does not cover the truth"
+    CAVEAT: ClassVar[str] = "biased by the judge's errors: not an interval for the true rate"
 
     interval: Interval
     answered: int

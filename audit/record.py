@@ -28,8 +28,14 @@ def number(x: float) -> float | None:
 
 
 def figure(i: Interval) -> Figure:
-    """An audit interval as its record writes it."""
-    return Figure(estimate=number(i.estimate), low=number(i.low), high=number(i.high))
+    """An audit interval (of a share: a rate, a sensitivity) as its record writes it, within
+    [0, 1]: a normal interval over few labels reaches past them, and no share does. Clipping
+    changes no coverage, as the true share is inside."""
+
+    def share(x: float) -> float | None:
+        return None if math.isnan(x) else min(1.0, max(0.0, float(x)))
+
+    return Figure(estimate=share(i.estimate), low=share(i.low), high=share(i.high))
 
 
 def interval(f: Figure) -> Interval:
