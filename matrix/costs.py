@@ -65,7 +65,7 @@ def cost_options(args: argparse.Namespace) -> CostOptions:
     """The run's cache, batch and prices; InputError for a price file or a pairing it refuses."""
     constrained = check_constrained(dict(args.task_args).get("constrained"))
     if args.batch is not None and constrained not in (None, False):
-        # Seen through a stand-in of OpenAI's Batch API (tests/matrix/test_batch.py).
+        # Seen through a stand-in of OpenAI's Batch API (tests/matrix/test_cli_batch.py).
         raise InputError(
             [
                 f"--batch with -T constrained={str(constrained).lower()}: Inspect's batcher "

@@ -6,7 +6,8 @@ The line right before the block's opening fence is one of:
     <!-- not run: needs a real API key -->
 
 "run by" names a test module anywhere under tests/ by its basename (test files move between
-folders); "not run" gives a reason.
+folders), or by its path where the basename is not unique (`tests/audit/test_cli`); "not run"
+gives a reason.
 """
 
 from __future__ import annotations
@@ -72,7 +73,11 @@ def problems(blocks: list[Block], test_modules: set[str]) -> list[str]:
         if block.language not in SHELLS:
             continue
         run_by, not_run = RUN_BY.match(block.marker), NOT_RUN.match(block.marker)
-        if run_by:
+        if run_by and "/" in run_by["test"]:
+            test = run_by["test"]
+            if not (ROOT / f"{test}.py").is_file():
+                found.append(f"{block.where}: 'run by: {test}': no {test}.py")
+        elif run_by:
             test = run_by["test"]
             if not test.startswith("test_"):
                 found.append(f"{block.where}: 'run by: {test}' is not a test module name")
@@ -137,6 +142,16 @@ echo inside another block, not a block of its own
 ```python
 print("not a shell")
 ```
+
+<!-- run by: tests/docs/test_shell_blocks -->
+```bash
+echo by its path
+```
+
+<!-- run by: tests/docs/test_gone -->
+```bash
+echo gone by its path
+```
 """
 
 
@@ -146,9 +161,10 @@ print("not a shell")
         (7, "no test_gone.py under tests/"),
         (12, "'not run' needs a reason"),
         (17, "neither"),
+        (37, "'run by: tests/docs/test_gone': no tests/docs/test_gone.py"),
     ],
 )
 def test_the_check_names_each_bad_block(line: int, says: str) -> None:
     found = problems(fenced_blocks(Path("sample.md"), SAMPLE), {"test_exists"})
-    assert len(found) == 3, found
+    assert len(found) == 4, found
     assert any(p.startswith(f"sample.md:{line}: ") and says in p for p in found), found
