@@ -117,7 +117,7 @@ def run_threshold(
     current = active_model()
     model = None if current is None else str(current)
     candidate = _name(version, model) if model else f"this {version} run"
-    mode = graded if model is None or graded != "auto" else graded.mode(model)
+    mode = graded.known_mode(model)
     try:
         if decision is None:
             return check_threshold(threshold, candidate, mode)

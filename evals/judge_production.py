@@ -13,9 +13,9 @@ from typing import Any
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.model import get_model
 
 from farejudge.core.errors import InputError
+from farejudge.core.inspect_internals import active_model
 from farejudge.core.shards import check_shard
 from farejudge.evals.deployed_judge import NO_MODEL, DeployedJudge, check_run_model, read_decision
 from farejudge.evals.fingerprint import sha256
@@ -48,11 +48,9 @@ OPTIONS = (
 
 def _active_model() -> str:
     """The model Inspect is creating the task for (`--model`, or INSPECT_EVAL_MODEL); none
-    outside an eval with no INSPECT_EVAL_MODEL."""
-    try:
-        return str(get_model())
-    except Exception:
-        return NO_MODEL
+    outside an eval."""
+    current = active_model()
+    return NO_MODEL if current is None else str(current)
 
 
 def _judge(
@@ -96,7 +94,7 @@ def _threshold(
             ]
         )
     judge = model or _active_model()
-    mode = graded if judge == NO_MODEL or graded != "auto" else graded.mode(judge)
+    mode = graded.known_mode(None if judge == NO_MODEL else judge)
     candidate = f"{version} with {judge}" if judge != NO_MODEL else f"this {version} run"
     value, flag = given, "-T threshold="
     if given is None and deployed is not None:

@@ -45,3 +45,8 @@ class GradedOption(str):
         if self == "auto":
             return "logprobs" if computes_logprobs(model) else "epochs"
         return cast(GradedMode, str(self))
+
+    def known_mode(self, model: str | None) -> str:
+        """The mode of `model`'s samples where the model is known; the option itself (auto
+        stays auto) where it is not yet, as a task made outside an eval."""
+        return str(self) if model is None else self.mode(model)

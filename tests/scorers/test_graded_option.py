@@ -47,3 +47,18 @@ def test_auto_reads_logprobs_where_the_provider_computes_them(
     option: str, model: str, mode: str
 ) -> None:
     assert GradedOption.given(option, "-T").mode(model) == mode
+
+
+@pytest.mark.parametrize(
+    ("option", "model", "mode"),
+    [
+        ("auto", None, "auto"),
+        ("logprobs", None, "logprobs"),
+        ("auto", "gguf/smollm2-135m", "logprobs"),
+        ("auto", "mockllm/model", "epochs"),
+    ],
+)
+def test_before_the_model_is_known_the_option_stands(
+    option: str, model: str | None, mode: str
+) -> None:
+    assert GradedOption.given(option, "-T").known_mode(model) == mode
