@@ -114,7 +114,9 @@ def _selective(prefer: _Name, name: str, path: str) -> DeployedJudge:
         )
     (stage,) = stages
     if stage.threshold is None:
-        raise InputError([f"{name}: in its pick, {prefer.model}, the judge decides nothing alone"])
+        raise InputError(
+            [f"{name}: in the judge it prefers, {prefer.model}, the judge decides nothing alone"]
+        )
     return DeployedJudge(stage.version, stage.model, path, stage.threshold)
 
 

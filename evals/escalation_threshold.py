@@ -1,10 +1,11 @@
 """The task's confidence threshold (`docs/escalation.md`): given as a number (`-T threshold=0.9`)
-or read from judge-compare's decision.json (`-T decision=PATH`: the pick's threshold for this
-prompt version and judge model), and held to the run's graded mode, which must give each sample
-a confidence (`scorers.escalation_options.check_threshold`).
+or read from judge-compare's decision.json (`-T decision=PATH`: the threshold of the judge it
+prefers, for this prompt version and judge model), and held to the run's graded mode, which must
+give each sample a confidence (`scorers.escalation_options.check_threshold`).
 
 decision.json's schema is the comparison's (`comparison/deploy/decision.py`), which the task
-cannot import: what is read of it here is the pick's stages, each a version, a model and a
+cannot import: what is read of it here is the stages of the judge it prefers (`prefer`, the
+judge to deploy, as the production task reads it), each a version, a model and a
 threshold, and nothing else; a test reads a decision judge-compare wrote.
 """
 
@@ -31,14 +32,14 @@ class _Stage(_Read):
     threshold: float | None
 
 
-class _Pick(_Read):
+class _Prefer(_Read):
     version: str
     model: str
     stages: list[_Stage] | None = None
 
 
 class _Decision(_Read):
-    pick: _Pick | None
+    prefer: _Prefer | None
     reason: str | None = None
 
 
@@ -64,39 +65,43 @@ def _decision(path: str) -> _Decision:
 
 
 def _from_decision(path: str, version: str, model: str | None) -> float:
-    """The threshold the decision's pick holds this version and model's verdicts to."""
+    """The threshold the judge the decision prefers holds this version and model's verdicts
+    to."""
     given = f"{DECISION_FLAG}{path}"
     decision = _decision(path)
-    pick = decision.pick
-    if pick is None:
-        raise InputError([f"{given}: it picks no judge ({decision.reason or 'no reason given'})"])
-    picked = _name(pick.version, pick.model)
-    if not pick.stages:
+    prefer = decision.prefer
+    if prefer is None:
+        raise InputError([f"{given}: it prefers no judge ({decision.reason or 'no reason given'})"])
+    picked = _name(prefer.version, prefer.model)
+    if not prefer.stages:
         raise InputError(
             [
-                f"{given}: its pick, {picked}, decides every answer alone, with no threshold "
-                "(judge-compare --alpha or --min-agreement calibrates one)"
+                f"{given}: the judge it prefers, {picked}, decides every answer alone, with no "
+                "threshold (judge-compare --alpha or --min-agreement calibrates one)"
             ]
         )
     if model is None:
         raise InputError(
             [
                 f"{given}: the judge model is not known as the task is made, so no stage of the "
-                f"pick can be chosen; give the threshold itself (-T threshold=)"
+                f"judge it prefers can be chosen; give the threshold itself (-T threshold=)"
             ]
         )
-    stages = [s for s in pick.stages if (s.version, s.model) == (version, model)]
+    stages = [s for s in prefer.stages if (s.version, s.model) == (version, model)]
     if not stages:
-        listed = ", ".join(_name(s.version, s.model) for s in pick.stages)
+        listed = ", ".join(_name(s.version, s.model) for s in prefer.stages)
         raise InputError(
-            [f"{given}: its pick, {picked}, has no stage for {_name(version, model)} ({listed})"]
+            [
+                f"{given}: the judge it prefers, {picked}, has no stage for "
+                f"{_name(version, model)} ({listed})"
+            ]
         )
     threshold = stages[0].threshold
     if threshold is None:
         raise InputError(
             [
-                f"{given}: in its pick, {picked}, {_name(version, model)} decides nothing "
-                "alone: no threshold met the guarantee"
+                f"{given}: in the judge it prefers, {picked}, {_name(version, model)} decides "
+                "nothing alone: no threshold met the guarantee"
             ]
         )
     return threshold

@@ -80,8 +80,8 @@ def judge_groundedness(
             sample is marked decided alone (its verdict's confidence from the judge's token
             probabilities at or above it) or escalated to a person. Needs graded scores from
             logprobs.
-        decision: A judge-compare decision.json: the threshold its pick holds this version
-            and model to, in place of `threshold`.
+        decision: A judge-compare decision.json: the threshold the judge it prefers (the
+            judge to deploy) holds this version and model to, in place of `threshold`.
         **unknown: Inspect drops `-T` options a task does not declare; a misspelt option
             would silently run the defaults, so any option not named above is an error.
     """

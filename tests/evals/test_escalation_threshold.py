@@ -108,7 +108,7 @@ def test_the_threshold_read_from_a_decision_judge_compare_wrote(
     code = judge_compare([str(Path(first.location).parent), "--out", str(out), "--alpha", "0.1"])
     assert code == EXIT_OK
     decision = json.loads((out / "decision.json").read_text(encoding="utf-8"))
-    assert decision["pick"]["stages"] == [
+    assert decision["prefer"]["stages"] == [
         {"version": "v3", "model": "mockllm/picked", "threshold": 0.975}
     ]
     held = run_logprob_judge(
@@ -119,9 +119,9 @@ def test_the_threshold_read_from_a_decision_judge_compare_wrote(
     assert marked.count("decided") == SURE and marked.count("escalated") == 10
 
 
-def _decision(tmp_path: Path, pick: object) -> str:
+def _decision(tmp_path: Path, prefer: object) -> str:
     path = tmp_path / "decision.json"
-    path.write_text(json.dumps({"pick": pick, "reason": "No candidate meets it."}), "utf-8")
+    path.write_text(json.dumps({"prefer": prefer, "reason": "No candidate meets it."}), "utf-8")
     return str(path)
 
 
@@ -129,26 +129,27 @@ STAGE = {"version": "v3", "model": "mockllm/other", "threshold": 0.9}
 
 
 @pytest.mark.parametrize(
-    ("pick", "model", "line"),
+    ("prefer", "model", "line"),
     [
-        (None, "mockllm/model", "it picks no judge (No candidate meets it.)"),
+        (None, "mockllm/model", "it prefers no judge (No candidate meets it.)"),
         (
             {"version": "v3", "model": "mockllm/model"},
             "mockllm/model",
-            "its pick, v3 with mockllm/model, decides every answer alone, with no threshold "
+            "the judge it prefers, v3 with mockllm/model, decides every answer alone, with no "
+            "threshold "
             "(judge-compare --alpha or --min-agreement calibrates one)",
         ),
         (
             {"version": "v3", "model": "mockllm/other → a person", "stages": [STAGE]},
             "mockllm/model",
-            "its pick, v3 with mockllm/other → a person, has no stage for v3 with "
+            "the judge it prefers, v3 with mockllm/other → a person, has no stage for v3 with "
             "mockllm/model (v3 with mockllm/other)",
         ),
         (
             {"version": "v3", "model": "mockllm/other → a person", "stages": [STAGE]},
             None,
-            "the judge model is not known as the task is made, so no stage of the pick can be "
-            "chosen; give the threshold itself (-T threshold=)",
+            "the judge model is not known as the task is made, so no stage of the judge it "
+            "prefers can be chosen; give the threshold itself (-T threshold=)",
         ),
         (
             {
@@ -157,20 +158,20 @@ STAGE = {"version": "v3", "model": "mockllm/other", "threshold": 0.9}
                 "stages": [{**STAGE, "model": "mockllm/model", "threshold": None}],
             },
             "mockllm/model",
-            "in its pick, v3 with mockllm/model → a person, v3 with mockllm/model decides "
-            "nothing alone: no threshold met the guarantee",
+            "in the judge it prefers, v3 with mockllm/model → a person, v3 with mockllm/model "
+            "decides nothing alone: no threshold met the guarantee",
         ),
     ],
 )
 def test_a_decision_without_a_threshold_for_this_run_is_one_line(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    pick: object,
+    prefer: object,
     model: str | None,
     line: str,
 ) -> None:
     monkeypatch.setattr(escalation_threshold, "active_model", lambda: model)
-    path = _decision(tmp_path, pick)
+    path = _decision(tmp_path, prefer)
     with pytest.raises(InputError) as raised:
         judge_groundedness(graded="logprobs", decision=path)
     assert raised.value.problems == [f"-T decision={path}: {line}"]
@@ -185,7 +186,9 @@ def test_a_decision_that_is_no_decision_is_one_line(tmp_path: Path) -> None:
         f"-T decision={path}: not JSON (line 1: Expecting property name enclosed in double quotes)"
     ]
     path.write_text(json.dumps({"quality": "recall"}), encoding="utf-8")
-    with pytest.raises(InputError, match=r": not a judge-compare decision \(pick: Field required"):
+    with pytest.raises(
+        InputError, match=r": not a judge-compare decision \(prefer: Field required"
+    ):
         judge_groundedness(graded="logprobs", decision=str(path))
 
 

@@ -136,7 +136,7 @@ def test_a_decision_whose_pick_escalates_to_a_person_gives_its_threshold(
         (
             [{"version": "v3", "model": "mockllm/cheap", "threshold": None}],
             {},
-            "in its pick, mockllm/cheap → a person, the judge decides nothing alone",
+            "in the judge it prefers, mockllm/cheap → a person, the judge decides nothing alone",
         ),
         (
             [{"version": "v3", "model": "mockllm/cheap", "threshold": 0.9}],
