@@ -12,7 +12,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from farejudge.audit.arrays import as_floats
-from farejudge.audit.intervals import Interval, wilson
+from farejudge.audit.intervals import wilson
+from farejudge.comparison.stats.intervals import Interval
 
 
 @dataclass(frozen=True)

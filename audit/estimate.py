@@ -23,8 +23,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from farejudge.audit.arrays import Floats, as_floats
-from farejudge.audit.intervals import Interval, clopper_pearson, wilson, z_quantile
+from farejudge.audit.intervals import clopper_pearson, wilson, z_quantile
 from farejudge.audit.ppi import PPIMean, ppi_mean
+from farejudge.comparison.stats.intervals import Interval
 
 Positions = NDArray[np.int64]
 

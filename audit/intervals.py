@@ -1,34 +1,14 @@
-"""An interval's type and the intervals of a binomial proportion.
+"""The intervals of a binomial proportion, and the normal quantile of an interval's level.
 
 The binomial intervals are scipy's (`scipy.stats.binomtest(...).proportion_ci`): Wilson's
 score interval (without continuity correction) and Clopper-Pearson's exact one.
 """
 
-import math
-from dataclasses import dataclass
 
 from scipy.special import ndtri
 from scipy.stats import binomtest
 
-
-@dataclass(frozen=True)
-class Interval:
-    """An estimate and its interval; all NaN where the figure is undefined (no trials)."""
-
-    estimate: float
-    low: float
-    high: float
-
-    @property
-    def half_width(self) -> float:
-        return (self.high - self.low) / 2
-
-    def contains(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-    @classmethod
-    def undefined(cls) -> "Interval":
-        return cls(math.nan, math.nan, math.nan)
+from farejudge.comparison.stats.intervals import Interval
 
 
 def check_alpha(alpha: float) -> None:

@@ -23,7 +23,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from farejudge.audit.arrays import Floats, as_floats
-from farejudge.audit.intervals import Interval, z_quantile
+from farejudge.audit.intervals import z_quantile
+from farejudge.comparison.stats.intervals import Interval
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from farejudge.audit.intervals import Interval
 from farejudge.comparison.deploy.decision import Figure
+from farejudge.comparison.stats.intervals import Interval
 
 Prediction = Literal["verdict", "graded"]
 Design = Literal["uniform", "stratified"]

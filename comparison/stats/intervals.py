@@ -21,9 +21,18 @@ Z95 = float(ndtri(0.975))
 
 @dataclass(frozen=True)
 class Interval:
+    """An estimate and its interval; all NaN where the figure is undefined (no trials)."""
+
     estimate: float
     low: float
     high: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
 
     @classmethod
     def undefined(cls) -> "Interval":

@@ -18,7 +18,7 @@ from farejudge.audit.drift import (
     log_threshold,
     rate_alert,
 )
-from farejudge.audit.intervals import Interval
+from farejudge.comparison.stats.intervals import Interval
 
 STREAMS = 2_000
 WEEKS = 52

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from farejudge.audit.intervals import Interval
 from farejudge.audit.record import figure, interval
+from farejudge.comparison.stats.intervals import Interval
 
 
 @pytest.mark.parametrize(
