@@ -222,3 +222,55 @@ def test_the_labelling_commands_read_the_packaged_gold_set(installed: Installed)
     assert agreement.returncode == 0, "\n".join(agreement.lines)
     record = json.loads((installed.work / "agreement" / "agreement.json").read_text())
     assert record["verdicts"]["kappa"] == 1.0
+
+
+def test_the_weekly_audit_from_an_empty_folder(installed: Installed) -> None:
+    """docs/audit.md's week, its commands run from the installed package: intake, the
+    production task by its registered name on the embedded judge, the sample, labels as
+    judge-label writes them, the estimate and the plan."""
+    fixtures = REPO_ROOT / "tests" / "fixtures"
+    intake = installed.run(
+        *(installed.bin("judge-intake"), str(fixtures / "assistant_log.jsonl")),
+        *("--mapping", str(fixtures / "assistant_log_mapping.toml"), "--out", "drafts.jsonl"),
+    )
+    assert intake.returncode == 0, "\n".join(intake.lines)
+    judged = installed.run(
+        *(installed.bin("python"), "-m", "inspect_ai", "eval", "farejudge/judge_production"),
+        *("-T", "drafts=drafts.jsonl", "--model", "gguf/smollm2-135m", "--log-dir", "logs"),
+    )
+    assert judged.returncode == 0, "\n".join(judged.lines[-20:])
+    sample = installed.run(
+        installed.bin("judge-audit"),
+        *("sample", "--drafts", "drafts.jsonl", "--size", "6", "--seed", "3", "--out", "s"),
+    )
+    assert sample.returncode == 0, "\n".join(sample.lines)
+    drawn = (installed.work / "s" / "sample-drafts.jsonl").read_text(encoding="utf-8")
+    labels = installed.work / "s" / "labels" / "ana.jsonl"
+    labels.parent.mkdir()
+    with labels.open("w", encoding="utf-8") as out:
+        for line in drawn.splitlines():
+            draft = json.loads(line)
+            label = {
+                "case_id": draft["id"],
+                "content_sha256": draft["content_sha256"],
+                "annotator": "ana",
+                "grounded": True,
+                "spans": [],
+                "reason": "every figure is in the passages",
+                "labelled_at": "2026-12-06T09:00:00Z",
+            }
+            out.write(json.dumps(label) + "\n")
+    estimate = installed.run(
+        *(installed.bin("judge-audit"), "estimate", "logs", "--sample", "s/sample.json"),
+        *("--labels", str(labels), "--period", "W49", "--out", "audit", "--quiet"),
+    )
+    assert estimate.returncode == 0, "\n".join(estimate.lines)
+    record = json.loads((installed.work / "audit" / "audit.json").read_text(encoding="utf-8"))
+    assert record["sample"]["labelled"] == 6
+    drafts = (installed.work / "drafts.jsonl").read_text(encoding="utf-8").splitlines()
+    assert record["population"]["drafts"] == len(drafts) > 6
+    plan = installed.run(
+        installed.bin("judge-audit"),
+        *("plan", "--half-width", "0.05", "--sensitivity", "0.9", "--specificity", "0.9"),
+    )
+    assert plan.returncode == 0, "\n".join(plan.lines)
