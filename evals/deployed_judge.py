@@ -2,8 +2,9 @@
 judge model (its `prefer`), and for a selective pick (the judge, then a person) the confidence
 threshold it decides alone at, for the production task's `-T decision=`.
 
-Only `prefer` is read here; its schema is `farejudge.comparison.deploy.decision.Decision`,
-above this stage (the audit reads the rest).
+Only `prefer` (and `reason`) is read here, for both tasks (`load_decision`; the gold task
+takes its preferred judge's threshold, `evals/escalation_threshold.py`); the schema is
+`farejudge.comparison.deploy.decision.Decision`, above this stage (the audit reads the rest).
 
 Inspect runs a task on the model the task names over the eval's model (`Task(model=...)`
 wins over `--model`, silently). So the decision's model is the task's, and a run's model
@@ -29,28 +30,48 @@ NO_MODEL = "none/none"
 """Inspect's model when none was given and INSPECT_EVAL_MODEL is unset."""
 
 
-class _Stage(BaseModel):
+class _Read(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Stage(_Read):
+    """A judge of a selective pick, and the confidence it decides alone at (None: nothing)."""
 
     version: str
     model: str
     threshold: float | None
 
 
-class _Name(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
+class PreferredJudge(_Read):
     version: str
     model: str
-    stages: list[_Stage] | None = None
+    stages: list[Stage] | None = None
     """A selective pick's judges, each with the confidence it decides alone at."""
 
 
-class _Prefer(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+class DecisionFile(_Read):
+    """What the tasks read of a decision.json: the judge it prefers, or why none."""
 
-    prefer: _Name | None
+    prefer: PreferredJudge | None
     reason: str | None = None
+
+
+def load_decision(path: str) -> DecisionFile:
+    """The decision.json at `path` (`-T decision=`), found as a dataset is (relative to the
+    folder the command was typed in, though Inspect imports a task file from its own), or an
+    InputError of one line naming the option: it cannot be read, is not JSON, or not a
+    decision."""
+    given = f"-T decision={path}"
+    text = read_text(locate(path), given)
+    try:
+        return DecisionFile.model_validate(json.loads(text))
+    except json.JSONDecodeError as err:
+        raise InputError([f"{given}: not JSON (line {err.lineno}: {err.msg})"]) from None
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise InputError(
+            [f"{given}: not a judge-compare decision ({dotted(first['loc'])}: {first['msg']})"]
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -67,39 +88,24 @@ class DeployedJudge:
 
 def read_decision(path: str) -> DeployedJudge:
     """The judge `path` (a decision.json) prefers, or an InputError of one line naming it."""
-    where = f"-T decision={path}"
-    file = locate(path)
-    if not file.is_file():
-        raise InputError([f"{where}: no such file"])
-    text = read_text(file, shown(file))
-    try:
-        found = _Prefer.model_validate(json.loads(text))
-    except json.JSONDecodeError as err:
-        raise InputError([f"{shown(file)}: not JSON ({err.msg}, line {err.lineno})"]) from None
-    except ValidationError as err:
-        first = err.errors()[0]
-        raise InputError(
-            [
-                f"{shown(file)}: field {dotted(first['loc'])!r}: {first['msg']} "
-                "(is it a decision.json?)"
-            ]
-        ) from None
+    found = load_decision(path)
+    name = shown(locate(path))
     if found.prefer is None:
         why = f": {found.reason}" if found.reason else ""
-        raise InputError([f"{shown(file)}: prefers no judge{why}"])
+        raise InputError([f"{name}: prefers no judge{why}"])
     if found.prefer.model.startswith(PANEL):
         raise InputError(
             [
-                f"{shown(file)}: prefers the panel {found.prefer.model}; judge_production runs "
+                f"{name}: prefers the panel {found.prefer.model}; judge_production runs "
                 "one judge: give -T prompt_version and --model instead of -T decision"
             ]
         )
     if found.prefer.stages:
-        return _selective(found.prefer, shown(file), str(Path(path)))
+        return _selective(found.prefer, name, str(Path(path)))
     return DeployedJudge(found.prefer.version, found.prefer.model, str(Path(path)))
 
 
-def _selective(prefer: _Name, name: str, path: str) -> DeployedJudge:
+def _selective(prefer: PreferredJudge, name: str, path: str) -> DeployedJudge:
     """The judge of a selective pick, with its threshold: one judge, then a person."""
     stages = prefer.stages or []
     if len(stages) > 1:

@@ -3,72 +3,29 @@ or read from judge-compare's decision.json (`-T decision=PATH`: the threshold of
 prefers, for this prompt version and judge model), and held to the run's graded mode, which must
 give each sample a confidence (`scorers.escalation_options.check_threshold`).
 
-decision.json's schema is the comparison's (`comparison/deploy/decision.py`), which the task
-cannot import: what is read of it here is the stages of the judge it prefers (`prefer`, the
-judge to deploy, as the production task reads it), each a version, a model and a
-threshold, and nothing else; a test reads a decision judge-compare wrote.
+decision.json is read as the production task reads it (`evals.deployed_judge.load_decision`):
+the stages of the judge it prefers (`prefer`, the judge to deploy), each a version, a model and
+a threshold, and nothing else; a test reads a decision judge-compare wrote.
 """
-
-import json
-from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from farejudge.core.errors import InputError
 from farejudge.core.inspect_internals import active_model
+from farejudge.evals.deployed_judge import load_decision
 from farejudge.scorers.escalation_options import OptionError, check_threshold
 from farejudge.scorers.graded_option import GradedOption
 
 DECISION_FLAG = "-T decision="
 
 
-class _Read(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class _Stage(_Read):
-    version: str
-    model: str
-    threshold: float | None
-
-
-class _Prefer(_Read):
-    version: str
-    model: str
-    stages: list[_Stage] | None = None
-
-
-class _Decision(_Read):
-    prefer: _Prefer | None
-    reason: str | None = None
-
-
 def _name(version: str, model: str) -> str:
     return f"{version} with {model}"
-
-
-def _decision(path: str) -> _Decision:
-    given = f"{DECISION_FLAG}{path}"
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError([f"{given}: {err.strerror}"]) from err
-    try:
-        return _Decision.model_validate(json.loads(text))
-    except json.JSONDecodeError as err:
-        raise InputError([f"{given}: not JSON (line {err.lineno}: {err.msg})"]) from err
-    except ValidationError as err:
-        where = ".".join(str(part) for part in err.errors()[0]["loc"])
-        raise InputError(
-            [f"{given}: not a judge-compare decision ({where}: {err.errors()[0]['msg']})"]
-        ) from err
 
 
 def _from_decision(path: str, version: str, model: str | None) -> float:
     """The threshold the judge the decision prefers holds this version and model's verdicts
     to."""
     given = f"{DECISION_FLAG}{path}"
-    decision = _decision(path)
+    decision = load_decision(path)
     prefer = decision.prefer
     if prefer is None:
         raise InputError([f"{given}: it prefers no judge ({decision.reason or 'no reason given'})"])

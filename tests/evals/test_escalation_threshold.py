@@ -215,3 +215,30 @@ def test_a_threshold_for_a_run_without_a_confidence_per_sample(
         judge_groundedness(graded=graded, threshold=0.9)
     (line,) = raised.value.problems
     assert line.startswith(f"-T threshold=0.9: this v3 run {problem}")
+
+
+def test_a_relative_decision_is_found_where_the_command_was_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`inspect eval evals/judge_groundedness.py -T decision=reports/decision.json` from the
+    repository: Inspect imports the task file from evals/, so the path is read from the folder
+    the command was typed in (the shell's PWD), as `-T dataset=` is."""
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "evals").mkdir()
+    stage = {"version": "v3", "model": "mockllm/model", "threshold": 0.9}
+    _decision(
+        tmp_path / "reports", {**stage, "model": "mockllm/model → a person", "stages": [stage]}
+    )
+    monkeypatch.setenv("PWD", str(tmp_path))
+    monkeypatch.chdir(tmp_path / "evals")
+    monkeypatch.setattr(escalation_threshold, "active_model", lambda: "mockllm/model")
+    task = judge_groundedness(graded="logprobs", decision="reports/decision.json")
+    assert task.metadata is not None and task.metadata["threshold"] == 0.9
+
+
+def test_a_decision_that_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "decision.json"
+    path.write_bytes(b'{"prefer": "\xff"}')
+    with pytest.raises(InputError) as raised:
+        judge_groundedness(graded="logprobs", decision=str(path))
+    assert raised.value.problems == [f"-T decision={path}:1: byte 0xff at offset 12 is not UTF-8"]
