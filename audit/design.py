@@ -40,10 +40,6 @@ DECIDED = "decided"
 """Drafts the judge decided alone."""
 
 
-class PopulationMismatch(ValueError):
-    """A sample laid against drafts other than those it was drawn from."""
-
-
 class Stratum(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -69,16 +65,6 @@ class AuditSample(BaseModel):
     """The drawn drafts, in the order drawn (the order to label them in)."""
     stratum_of: tuple[str, ...]
     """Each drawn draft's stratum."""
-
-    def check_population(self, drafts: Mapping[str, str]) -> None:
-        """Raise PopulationMismatch unless `drafts` are the population the sample was drawn from."""
-        found = population_hash(drafts)
-        if found != self.population_hash:
-            raise PopulationMismatch(
-                f"the sample was drawn from {self.population} drafts hashing to "
-                f"{self.population_hash[:12]}, not from these {len(drafts)} drafts "
-                f"(hash {found[:12]})"
-            )
 
     def weights(self, labelled: Sequence[str]) -> Floats | None:
         """The labelled drafts' weights for the estimate, in the order given: None for a uniform
