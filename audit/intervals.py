@@ -4,7 +4,6 @@ The binomial intervals are scipy's (`scipy.stats.binomtest(...).proportion_ci`):
 score interval (without continuity correction) and Clopper-Pearson's exact one.
 """
 
-
 from scipy.special import ndtri
 from scipy.stats import binomtest
 

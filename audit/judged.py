@@ -238,23 +238,22 @@ def _drafts(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per draft from its rows over logs and epochs: each (draft, epoch) from its best
     log (scored first), then the epochs averaged."""
     frame = frame.assign(scored=frame["failure"].notna())
-    if not frame["id"].duplicated().any():
-        # One log and one epoch a draft, as a period's run (or its shards) writes them.
-        answered = frame["scored"] & (frame["failure"] == 0)
-        return frame.assign(
-            verdict=frame["verdict"].where(answered),
-            p_ungrounded=frame["p_ungrounded"].where(answered),
-            answered=answered,
+    # One log and one epoch a draft, as a period's run (or its shards) writes them, needs no
+    # choosing and no grouping.
+    single = not frame["id"].duplicated().any()
+    if not single:
+        frame = frame.sort_values(["scored", "rank"], kind="stable").drop_duplicates(
+            ["id", "epoch"], keep="last"
         )
-    frame = frame.sort_values(["scored", "rank"], kind="stable").drop_duplicates(
-        ["id", "epoch"], keep="last"
-    )
     answered = frame["scored"] & (frame["failure"] == 0)
-    grouped = frame.assign(
+    frame = frame.assign(
         verdict=frame["verdict"].where(answered),
         p_ungrounded=frame["p_ungrounded"].where(answered),
         answered=answered,
-    ).groupby("id", sort=False)
+    )
+    if single:
+        return frame
+    grouped = frame.groupby("id", sort=False)
     drafts = grouped.agg(
         category=("category", "last"),
         content=("content", "last"),
