@@ -78,14 +78,22 @@ def run_threshold(
         raise InputError(["-T threshold= and -T decision=: give one of them"])
     current = active_model()
     model = None if current is None else str(current)
+    if decision is None:
+        return held_threshold(threshold, "-T threshold=", graded, version, model)
+    if not isinstance(decision, str):
+        raise InputError([f"{DECISION_FLAG}{decision!r}: give one decision.json"])
+    found = _from_decision(decision, version, model)
+    return held_threshold(found, f"{DECISION_FLAG}{decision}: threshold", graded, version, model)
+
+
+def held_threshold(
+    value: object, flag: str, graded: GradedOption, version: str, model: str | None
+) -> float:
+    """`value`, a threshold given with `flag`, checked for a run of prompt `version` on `model`
+    (None: not known as the task is made) graded by `graded`; an InputError of one line naming
+    the option otherwise."""
     candidate = _name(version, model) if model else f"this {version} run"
-    mode = graded.known_mode(model)
     try:
-        if decision is None:
-            return check_threshold(threshold, candidate, mode)
-        if not isinstance(decision, str):
-            raise InputError([f"{DECISION_FLAG}{decision!r}: give one decision.json"])
-        found = _from_decision(decision, version, model)
-        return check_threshold(found, candidate, mode, f"{DECISION_FLAG}{decision}: threshold")
+        return check_threshold(value, candidate, graded.known_mode(model), flag)
     except OptionError as err:
-        raise InputError([str(err)]) from err
+        raise InputError([str(err)]) from None

@@ -18,6 +18,7 @@ from farejudge.core.errors import InputError
 from farejudge.core.inspect_internals import active_model
 from farejudge.core.shards import check_shard
 from farejudge.evals.deployed_judge import NO_MODEL, DeployedJudge, check_run_model, read_decision
+from farejudge.evals.escalation_threshold import held_threshold
 from farejudge.evals.fingerprint import sha256
 from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate
@@ -27,7 +28,6 @@ from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
 from farejudge.evals.task_start import check_fail_on_error, check_single, start_task
 from farejudge.evals.verdict_schema import check_constrained
-from farejudge.scorers.escalation_options import OptionError, check_threshold
 from farejudge.scorers.graded_option import GradedOption
 from farejudge.scorers.production_scorer import production_verdict
 from farejudge.scorers.viewer_columns import production_viewer
@@ -94,15 +94,10 @@ def _threshold(
             ]
         )
     judge = model or _active_model()
-    mode = graded.known_mode(None if judge == NO_MODEL else judge)
-    candidate = f"{version} with {judge}" if judge != NO_MODEL else f"this {version} run"
     value, flag = given, "-T threshold="
     if given is None and deployed is not None:
         value, flag = from_decision, f"-T decision={deployed.decision}: threshold"
-    try:
-        return check_threshold(value, candidate, mode, flag)
-    except OptionError as err:
-        raise InputError([str(err)]) from None
+    return held_threshold(value, flag, graded, version, None if judge == NO_MODEL else judge)
 
 
 @task
