@@ -86,7 +86,6 @@ def verdict_strata(
     the judge's figures at the pick."""
     _check_judged(population, judged, drafts_file)
     verdicts = strata_by_verdict(judged.verdict)
-    of = dict(zip(judged.ids.tolist(), verdicts, strict=True))
     sizes = {name: verdicts.count(name) for name in (FLAGGED, PASSED)}
     if flagged is not None:
         allocation = {FLAGGED: flagged, PASSED: size - flagged}
@@ -96,7 +95,7 @@ def verdict_strata(
         raise InputError(
             ["a stratified sample needs --flagged N, or --decision for Neyman's allocation"]
         )
-    return Strata(of, {name: n for name, n in allocation.items() if sizes[name] > 0})
+    return _strata(judged, verdicts, allocation)
 
 
 def escalation_strata(
@@ -114,10 +113,17 @@ def escalation_strata(
             ]
         )
     strata = strata_by_escalation(judged.escalated.tolist())
-    of = dict(zip(judged.ids.tolist(), strata, strict=True))
-    sizes = {name: strata.count(name) for name in (ESCALATED, DECIDED)}
-    allocation = {ESCALATED: sizes[ESCALATED], DECIDED: size}
-    return Strata(of, {name: n for name, n in allocation.items() if sizes[name] > 0})
+    return _strata(judged, strata, {ESCALATED: strata.count(ESCALATED), DECIDED: size})
+
+
+def _strata(judged: Judged, strata: list[str], allocation: Mapping[str, int]) -> Strata:
+    """Each judged draft's stratum (`strata`, in the logs' order), and the draws of each
+    stratum that has drafts."""
+    present = set(strata)
+    return Strata(
+        dict(zip(judged.ids.tolist(), strata, strict=True)),
+        {name: n for name, n in allocation.items() if name in present},
+    )
 
 
 def _check_judged(population: Mapping[str, str], judged: Judged, drafts_file: str) -> None:
