@@ -66,6 +66,15 @@ class AuditSample(BaseModel):
     stratum_of: tuple[str, ...]
     """Each drawn draft's stratum."""
 
+    def strata_of(self, labelled: Sequence[str]) -> list[str]:
+        """The stratum of each labelled draft, in the order given; a ValueError names a draft
+        not in the sample."""
+        drawn = dict(zip(self.ids, self.stratum_of, strict=True))
+        outside = [draft for draft in labelled if draft not in drawn]
+        if outside:
+            raise ValueError(f"draft {outside[0]!r} is labelled but not in the sample")
+        return [drawn[draft] for draft in labelled]
+
     def weights(self, labelled: Sequence[str]) -> Floats | None:
         """The labelled drafts' weights for the estimate, in the order given: None for a uniform
         sample; for a stratified one each stratum's size over its labelled drafts.
@@ -74,14 +83,11 @@ class AuditSample(BaseModel):
         are (treating the missing labels as missing at random). A ValueError names a draft not
         in the sample, or a stratum with drafts but no label.
         """
-        drawn = dict(zip(self.ids, self.stratum_of, strict=True))
-        outside = [draft for draft in labelled if draft not in drawn]
-        if outside:
-            raise ValueError(f"draft {outside[0]!r} is labelled but not in the sample")
+        strata = self.strata_of(labelled)
         if self.design == "uniform":
             return None
         sizes = {s.name: s.population for s in self.strata}
-        return inverse_inclusion(sizes, [drawn[draft] for draft in labelled])
+        return inverse_inclusion(sizes, strata)
 
 
 def _keys(ids: Sequence[str], seed: int, population: str) -> list[int]:

@@ -101,9 +101,8 @@ def _strata(sample: AuditSample, labelled: Sequence[str]) -> list[SampleStratum]
     """A stratified sample's strata with their draws and labels; none for a uniform one."""
     if sample.design == "uniform":
         return []
-    of = dict(zip(sample.ids, sample.stratum_of, strict=True))
     drawn = Counter(sample.stratum_of)
-    labels = Counter(of[draft] for draft in labelled)
+    labels = Counter(sample.strata_of(labelled))
     return [
         SampleStratum(
             name=s.name, population=s.population, drawn=drawn[s.name], labelled=labels[s.name]
