@@ -10,13 +10,12 @@ task's scorer reads it (`parse_verdict`, the graded score, refusals and provider
 
 import math
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 
-from farejudge.scorers.escalation import hold_sample
 from farejudge.scorers.graded import Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -24,7 +23,7 @@ from farejudge.scorers.logged_name import register_logged_name
 from farejudge.scorers.metrics import flagged_rate, judge_failure_rate
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 from farejudge.scorers.verdict_scorer import output_failure, reasoning_parts, sample_errored
-from farejudge.scorers.viewer_columns import SHOWN_DECIMALS, escalation_fields
+from farejudge.scorers.viewer_columns import SHOWN_DECIMALS, held_score
 
 FAILURE = "judge failure"
 FAILURE_LINE = (
@@ -149,16 +148,7 @@ def production_verdict(graded: str = "auto", threshold: float | None = None) -> 
             return None
         mode = option.mode(str(state.model))
         scored = production_score(state.output, mode, state.metadata)
-        if threshold is None:
-            return scored
-        value = cast(dict[str, float], scored.value)
-        held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], mode, threshold)
-        return scored.model_copy(
-            update={
-                "value": {**value, **escalation_fields(held)},
-                "explanation": f"{scored.explanation}\n\n{held.line}",
-            }
-        )
+        return scored if threshold is None else held_score(scored, mode, threshold)
 
     return score
 

@@ -21,7 +21,6 @@ from farejudge.core.case_schema import Verdict
 from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
-from farejudge.scorers.escalation import hold_sample
 from farejudge.scorers.graded import GradedScore, Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -43,7 +42,7 @@ from farejudge.scorers.metrics import (
     verdict_accuracy,
 )
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
-from farejudge.scorers.viewer_columns import escalation_fields, review_fields
+from farejudge.scorers.viewer_columns import held_score, review_fields
 
 
 class Graded(Protocol):
@@ -407,15 +406,8 @@ def verdict_agreement(graded: str = "auto", threshold: float | None = None) -> S
         scored = score_output(gold, state.output, mode, state.metadata)
         value = cast(dict[str, float], scored.value)
         columns = review_fields(value, scored.answer or "", state.metadata, gold.question)
-        if threshold is None:
-            return scored.model_copy(update={"value": {**value, **columns}})
-        held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], mode, threshold)
-        return scored.model_copy(
-            update={
-                "value": {**value, **columns, **escalation_fields(held)},
-                "explanation": f"{scored.explanation}\n\n{held.line}",
-            }
-        )
+        scored = scored.model_copy(update={"value": {**value, **columns}})
+        return scored if threshold is None else held_score(scored, mode, threshold)
 
     return score
 

@@ -6,8 +6,9 @@ would turn each string into 0.0), so they stay as written.
 """
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
+from inspect_ai.scorer import Score
 from inspect_ai.viewer import (
     TaskSamplesColumn,
     TaskSamplesSort,
@@ -15,7 +16,7 @@ from inspect_ai.viewer import (
     ViewerConfig,
 )
 
-from farejudge.scorers.escalation import SampleEscalation
+from farejudge.scorers.escalation import hold_sample
 from farejudge.scorers.metrics import Counts
 
 VERDICT_SCORER = "verdict_agreement"
@@ -77,13 +78,22 @@ CONFIDENCE_DECIMALS = 3
 """As the explanation gives it: the viewer shows this column whatever it is told."""
 
 
-def escalation_fields(held: SampleEscalation) -> dict[str, str | float]:
-    """The columns of a sample held to a confidence threshold (`-T threshold=`): decided alone
-    or escalated, and the confidence of the verdict (NaN where there is none)."""
-    return {
+def held_score(scored: Score, graded: str, threshold: float) -> Score:
+    """A scored sample held to a confidence threshold (`-T threshold=`; `graded`, its graded
+    mode): its value gains the columns, decided alone or escalated and the confidence of the
+    verdict (NaN where there is none), and its explanation says which and why."""
+    value = cast(dict[str, Any], scored.value)
+    held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], graded, threshold)
+    columns = {
         "escalation": held.escalation,
         "confidence": round(held.confidence, CONFIDENCE_DECIMALS),
     }
+    return scored.model_copy(
+        update={
+            "value": {**value, **columns},
+            "explanation": f"{scored.explanation}\n\n{held.line}",
+        }
+    )
 
 
 def _column(key: str, visible: bool = True, scorer: str = VERDICT_SCORER) -> TaskSamplesColumn:
