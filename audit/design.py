@@ -65,6 +65,9 @@ class AuditSample(BaseModel):
     """The drawn drafts, in the order drawn (the order to label them in)."""
     stratum_of: tuple[str, ...]
     """Each drawn draft's stratum."""
+    strata_from: tuple[str, ...] = ()
+    """A stratified sample's judged logs (their file names), whose verdicts are its strata:
+    the logs of a later retry may judge an outage the sample drew as the judge's failure."""
 
     def strata_of(self, labelled: Sequence[str]) -> list[str]:
         """The stratum of each labelled draft, in the order given; a ValueError names a draft

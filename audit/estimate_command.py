@@ -23,6 +23,7 @@ from farejudge.audit.period import PeriodInputs, audit_record, check_population,
 from farejudge.audit.period_sections import period_sections
 from farejudge.audit.picked import read_at_pick
 from farejudge.audit.record import AtPick, AuditRecord
+from farejudge.audit.sampling import check_drawn
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import dotted, read_text, shown
 
@@ -81,6 +82,9 @@ def read_sample(path: Path) -> AuditSample:
         raise InputError(
             [f"{name}: field {dotted(first['loc'])!r}: {first['msg']} (is it a sample.json?)"]
         ) from None
+    except ValueError as err:
+        # JSON Python does not read: an integer longer than its conversion limit.
+        raise InputError([f"{name}: not JSON Python reads ({err})"]) from None
 
 
 def _check_judge(at_pick: AtPick | None, model: str, version: str, logs: str) -> None:
@@ -104,6 +108,7 @@ def estimate(args: argparse.Namespace) -> AuditRecord:
         print(f"judge-audit: left out {line}", file=sys.stderr)
     _check_judge(at_pick, judged.model, judged.prompt_version, judged.logs[-1])
     check_population(sample, sample_file, judged)
+    check_drawn(sample, sample_file, judged)
     content = sampled_content(sample, judged)
     labels = read_sample_labels(args.labels, sample, sample_file, content)
     return audit_record(

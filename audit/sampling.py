@@ -8,25 +8,33 @@ labelling stays blind.
 
 A stratified sample labels more of what the judge flags: its strata are the judge's verdicts
 in the period's judged logs, which must have judged these very drafts.
+
+The estimate never trusts the record: it draws the sample again from what `sample.json`
+records (its seed, design, sizes and, for a stratified design, the strata from the verdicts of
+the logs it names) over the drafts the logs judged, and refuses a record that differs in
+anything, naming the first difference.
 """
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 
 from farejudge.audit.design import (
+    ALL,
     DECIDED,
     ESCALATED,
     FLAGGED,
     PASSED,
     AuditSample,
+    Stratum,
     draw_stratified,
     draw_uniform,
     strata_by_escalation,
     strata_by_verdict,
 )
-from farejudge.audit.judged import Judged
+from farejudge.audit.judged import Judged, read_judged
 from farejudge.audit.planning import JudgeFigures, neyman_allocation, verdict_spreads
 from farejudge.core.drafts import Draft, iter_drafts
 from farejudge.core.errors import InputError
@@ -70,6 +78,8 @@ class Strata:
     of: dict[str, str]
     """Each draft's stratum."""
     allocation: dict[str, int]
+    logs: tuple[str, ...]
+    """The file names of the logs whose verdicts these are."""
 
 
 def verdict_strata(
@@ -123,7 +133,12 @@ def _strata(judged: Judged, strata: list[str], allocation: Mapping[str, int]) ->
     return Strata(
         dict(zip(judged.ids.tolist(), strata, strict=True)),
         {name: n for name, n in allocation.items() if name in present},
+        tuple(_log_name(log) for log in judged.logs),
     )
+
+
+def _log_name(location: str) -> str:
+    return location.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _check_judged(population: Mapping[str, str], judged: Judged, drafts_file: str) -> None:
@@ -145,6 +160,125 @@ def draw(population: Mapping[str, str], size: int, seed: int, strata: Strata | N
             if size > len(population):
                 raise ValueError(f"--size {size}: the period has {len(population):,} drafts")
             return draw_uniform(population, size, seed)
-        return draw_stratified(population, strata.of, strata.allocation, seed)
+        drawn = draw_stratified(population, strata.of, strata.allocation, seed)
     except ValueError as err:
         raise InputError([str(err)]) from None
+    return drawn.model_copy(update={"strata_from": strata.logs})
+
+
+VERDICT_STRATA = frozenset({FLAGGED, PASSED})
+ESCALATION_STRATA = frozenset({ESCALATED, DECIDED})
+
+
+def check_drawn(sample: AuditSample, sample_file: str, judged: Judged) -> None:
+    """An InputError of one line naming the first difference between `sample` and the sample
+    its seed draws over the drafts `judged` holds (whose population hash `check_population`
+    has compared): an edited seed, design, stratum or draft, an id twice or of no draft."""
+    population = judged_population(judged)
+    strata = _recorded_strata(sample, sample_file, judged)
+    try:
+        if strata is None:
+            again = draw_uniform(population, sample.strata[0].size, sample.seed)
+        else:
+            again = draw_stratified(population, strata.of, strata.allocation, sample.seed)
+    except ValueError as err:
+        raise InputError([f"{sample_file}: {err}"]) from None
+    # A record from before strata_from took its strata from all the logs given.
+    logs = strata.logs if strata is not None and sample.strata_from else ()
+    again = again.model_copy(update={"strata_from": logs})
+    for field in AuditSample.model_fields:
+        recorded, drawn = getattr(sample, field), getattr(again, field)
+        if recorded == drawn:
+            continue
+        where, recorded, drawn = _first_apart(field, recorded, drawn)
+        raise InputError(
+            [
+                f"{sample_file}: {where} is {recorded}, but its seed {sample.seed} draws "
+                f"{drawn} from the drafts the logs judged: not the sample drawn (an edited "
+                "file?); draw it again with judge-audit sample"
+            ]
+        )
+
+
+def judged_population(judged: Judged) -> dict[str, str]:
+    """Each judged draft's id and content hash, the population the sample was drawn from; an
+    InputError where they do not hash to the population hash the logs record."""
+    population = {
+        str(draft): bytes(content).decode("ascii")
+        for draft, content in zip(judged.ids.tolist(), judged.content.tolist(), strict=True)
+    }
+    hashed = population_hash(population)
+    if hashed != judged.population_sha256:
+        raise InputError(
+            [
+                f"{judged.logs[-1]}: its drafts' content hashes hash to {hashed[:12]}, not to "
+                f"the population hash {judged.population_sha256[:12]} the logs record: a log "
+                "edited after its run?"
+            ]
+        )
+    return population
+
+
+def _recorded_strata(sample: AuditSample, sample_file: str, judged: Judged) -> Strata | None:
+    """The strata the record's design and sizes draw over the logs' verdicts; None for a
+    uniform design."""
+    names = [s.name for s in sample.strata]
+    listed = ", ".join(repr(name) for name in names)
+    if len(set(names)) < len(names):
+        raise InputError([f"{sample_file}: strata {listed}: a stratum is listed twice"])
+    if sample.design == "uniform":
+        if names != [ALL]:
+            raise InputError(
+                [f"{sample_file}: strata {listed}: a uniform sample has the one stratum {ALL!r}"]
+            )
+        return None
+    source = _strata_judged(sample, sample_file, judged)
+    sizes = {s.name: s.size for s in sample.strata}
+    if set(names) <= VERDICT_STRATA:
+        return _strata(source, strata_by_verdict(source.verdict), sizes)
+    if set(names) <= ESCALATION_STRATA:
+        strata = strata_by_escalation(source.escalated.tolist())
+        # Every escalated answer is drawn.
+        return _strata(source, strata, {**sizes, ESCALATED: strata.count(ESCALATED)})
+    raise InputError(
+        [
+            f"{sample_file}: strata {listed}: a stratified sample's strata are the judge's "
+            f"verdicts ({FLAGGED!r}, {PASSED!r}) or its escalations ({ESCALATED!r}, "
+            f"{DECIDED!r})"
+        ]
+    )
+
+
+def _strata_judged(sample: AuditSample, sample_file: str, judged: Judged) -> Judged:
+    """The judged drafts whose verdicts are the sample's strata: those of the logs it names
+    (all the logs given, for a record that names none)."""
+    given = {_log_name(log): log for log in judged.logs}
+    if not sample.strata_from or set(sample.strata_from) == set(given):
+        return judged
+    missing = [name for name in sample.strata_from if name not in given]
+    if missing:
+        raise InputError(
+            [
+                f"{sample_file}: its strata are the verdicts of {missing[0]}, which is not "
+                f"among the logs given ({', '.join(given)})"
+            ]
+        )
+    return read_judged([given[name] for name in dict.fromkeys(sample.strata_from)])
+
+
+def _first_apart(field: str, recorded: object, drawn: object) -> tuple[str, str, str]:
+    """Where a field of the record and of the sample drawn again first differ, and each value
+    there, as a person reads them."""
+    if isinstance(recorded, tuple) and isinstance(drawn, tuple):
+        pairs: Sequence[tuple[object, object]] = list(zip_longest(recorded, drawn))
+        at = next(i for i, (mine, again) in enumerate(pairs) if mine != again)
+        return f"{field}[{at}]", _shown_value(pairs[at][0]), _shown_value(pairs[at][1])
+    return field, _shown_value(recorded), _shown_value(drawn)
+
+
+def _shown_value(value: object) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, Stratum):
+        return repr(f"{value.name}: {value.size:,} of {value.population:,}")
+    return repr(value)
