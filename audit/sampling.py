@@ -174,7 +174,10 @@ def check_drawn(sample: AuditSample, sample_file: str, judged: Judged) -> None:
     """An InputError of one line naming the first difference between `sample` and the sample
     its seed draws over the drafts `judged` holds (whose population hash `check_population`
     has compared): an edited seed, design, stratum or draft, an id twice or of no draft."""
-    population = judged_population(judged)
+    population = {
+        str(draft): bytes(content).decode("ascii")
+        for draft, content in zip(judged.ids.tolist(), judged.content.tolist(), strict=True)
+    }
     strata = _recorded_strata(sample, sample_file, judged)
     try:
         if strata is None:
@@ -183,6 +186,14 @@ def check_drawn(sample: AuditSample, sample_file: str, judged: Judged) -> None:
             again = draw_stratified(population, strata.of, strata.allocation, sample.seed)
     except ValueError as err:
         raise InputError([f"{sample_file}: {err}"]) from None
+    if again.population_hash != judged.population_sha256:
+        raise InputError(
+            [
+                f"{judged.logs[-1]}: its drafts' content hashes hash to "
+                f"{again.population_hash[:12]}, not to the population hash "
+                f"{judged.population_sha256[:12]} the logs record: a log edited after its run?"
+            ]
+        )
     # A record from before strata_from took its strata from all the logs given.
     logs = strata.logs if strata is not None and sample.strata_from else ()
     again = again.model_copy(update={"strata_from": logs})
@@ -198,25 +209,6 @@ def check_drawn(sample: AuditSample, sample_file: str, judged: Judged) -> None:
                 "file?); draw it again with judge-audit sample"
             ]
         )
-
-
-def judged_population(judged: Judged) -> dict[str, str]:
-    """Each judged draft's id and content hash, the population the sample was drawn from; an
-    InputError where they do not hash to the population hash the logs record."""
-    population = {
-        str(draft): bytes(content).decode("ascii")
-        for draft, content in zip(judged.ids.tolist(), judged.content.tolist(), strict=True)
-    }
-    hashed = population_hash(population)
-    if hashed != judged.population_sha256:
-        raise InputError(
-            [
-                f"{judged.logs[-1]}: its drafts' content hashes hash to {hashed[:12]}, not to "
-                f"the population hash {judged.population_sha256[:12]} the logs record: a log "
-                "edited after its run?"
-            ]
-        )
-    return population
 
 
 def _recorded_strata(sample: AuditSample, sample_file: str, judged: Judged) -> Strata | None:

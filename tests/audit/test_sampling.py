@@ -6,6 +6,7 @@ an edit that changes nothing the draw depends on gives the same audit.json as th
 came from. Run with `-s` to see the mutants' outcomes.
 """
 
+import dataclasses
 import json
 import random
 from collections import Counter
@@ -16,6 +17,8 @@ import pytest
 
 from farejudge.audit.design import FLAGGED, PASSED, AuditSample, strata_by_verdict
 from farejudge.audit.judged import read_judged
+from farejudge.audit.sampling import check_drawn
+from farejudge.core.errors import InputError
 from farejudge.testing.production_runs import judge_says
 from tests.support.audit_runs import index_of, judge_period, label_sample
 from tests.support.audit_samples import (
@@ -139,8 +142,7 @@ def test_an_id_the_period_does_not_have_is_refused(
 
     edit(tmp_path / "sample.json", one_digit)
     assert _refused(week, tmp_path, capsys).startswith(
-        f"{tmp_path / 'sample.json'}: ids[{SIZE - 1}] is {unknown!r}, but its seed 5 draws "
-        f"{last!r}"
+        f"{tmp_path / 'sample.json'}: ids[{SIZE - 1}] is {unknown!r}, but its seed 5 draws {last!r}"
     )
 
 
@@ -187,6 +189,32 @@ def test_the_strata_are_the_verdicts_of_the_logs_the_sample_was_drawn_from(
     assert [(s["name"], s["population"]) for s in record["sample"]["strata"]] == [
         (s.name, s.population) for s in sample.strata
     ]
+
+
+@pytest.mark.slow
+def test_strata_from_a_log_not_given_are_refused(
+    week: Week, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sample = _stratified(week, tmp_path)
+    (log,) = sample.strata_from
+    edit(tmp_path / "sample.json", lambda record: record.update(strata_from=["other.eval"]))
+    assert _refused(week, tmp_path, capsys) == (
+        f"{tmp_path / 'sample.json'}: its strata are the verdicts of other.eval, which is not "
+        f"among the logs given ({log})"
+    )
+
+
+@pytest.mark.slow
+def test_logs_whose_drafts_do_not_hash_to_their_population_hash_are_refused(
+    week: Week, tmp_path: Path
+) -> None:
+    sample = draw(week, tmp_path, size=SIZE)
+    judged = read_judged([str(week.logs)])
+    content = judged.content.copy()
+    content[0] = b"0" * 64
+    with pytest.raises(InputError, match=r"its drafts' content hashes hash to .* not to the "):
+        check_drawn(sample, "sample.json", dataclasses.replace(judged, content=content))
+    check_drawn(sample, "sample.json", judged)
 
 
 def _fuzz(
@@ -243,4 +271,3 @@ def test_mutants_of_a_stratified_sample_are_refused_or_change_nothing(
     _stratified(week, tmp_path / "sample")
     outcomes = _fuzz(week, tmp_path, tmp_path / "sample" / "sample.json", "stratified", capsys)
     assert outcomes["refused in one line"] >= MUTANTS // 2
-
