@@ -107,6 +107,6 @@ def read_sample_labels(
     return SampleLabels(
         ids=ids,
         values=np.array([0.0 if chosen[draft][2].grounded else 1.0 for draft in ids]),
-        files=[str(path) for path in paths],
+        files=[shown(path) for path in paths],
         annotators=sorted(annotators),
     )
