@@ -13,7 +13,11 @@ header, or its Referer when there is none) and name it in Host. Each connection 
 its own, so a slow or stalled client holds up no one else: it has 10 seconds to send its whole
 request, and past 128 connections open at once a new one is answered 503 at once.
 
-Exit status: 0 stopped with Ctrl-C, 2 the input was unusable.
+It stops on Ctrl-C (SIGINT) or SIGTERM, whatever its parent left them as (`core/stop_signals`):
+it accepts no more, gives the requests in flight up to 2 seconds, says "stopped" and exits 0.
+A second signal exits at once.
+
+Exit status: 0 stopped by a signal, 2 the input was unusable, 128 + N a second signal N.
 """
 
 import argparse
@@ -41,6 +45,7 @@ from farejudge.core.case_schema import STRICT, NonEmpty
 from farejudge.core.drafts import Draft, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.package_data import DATASETS
+from farejudge.core.stop_signals import stop_signals_owned
 from farejudge.core.text_input import read_text
 from farejudge.labelling.label_file import (
     append_label,
@@ -70,6 +75,10 @@ READ_TIMEOUT = 10.0
 body. A client sending it a byte at a time holds its own thread no longer."""
 WRITE_TIMEOUT = 10.0
 """Seconds each write of an answer may wait for a client that does not read it."""
+STOP_GRACE = 2.0
+"""Seconds the requests in flight have to finish once a stop signal came. A save takes
+milliseconds; what is still running then is a client too slow to send its label, which was
+never acknowledged, and is dropped with the process."""
 ROUTES = {
     "/": ("label.html", "text/html; charset=utf-8"),
     "/label.js": ("label.js", "text/javascript; charset=utf-8"),
@@ -278,6 +287,8 @@ class LabelServer(ThreadingHTTPServer):
         self.read_timeout = read_timeout
         self.static = {route: (STATIC / name).read_bytes() for route, (name, _) in ROUTES.items()}
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._in_flight: set[threading.Thread] = set()
+        self._in_flight_lock = threading.Lock()
         self._busy = _answer(
             503, {"error": f"the labelling server has {max_connections} connections open"}
         )
@@ -318,10 +329,24 @@ class LabelServer(ThreadingHTTPServer):
         self.shutdown_request(request)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self._in_flight_lock:
+            self._in_flight.add(threading.current_thread())
         try:
             super().process_request_thread(request, client_address)
         finally:
+            with self._in_flight_lock:
+                self._in_flight.discard(threading.current_thread())
             self._slots.release()
+
+    def finish_in_flight(self, seconds: float) -> int:
+        """Wait up to `seconds` for the requests being served: how many are still running.
+        Their threads are daemons, so those end with the process."""
+        deadline = time.monotonic() + seconds
+        with self._in_flight_lock:
+            serving = list(self._in_flight)
+        for thread in serving:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return sum(thread.is_alive() for thread in serving)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that hung up or reset its connection is no fault of the server's.
@@ -533,13 +558,28 @@ def run(argv: Sequence[str] | None = None) -> int:
     for line in session.attention:
         print(f"judge-label: {line}", file=sys.stderr)
     print(f"Labelling {args.drafts} as {args.annotator}, saving to {labels}")
-    print(f"Open {server.url}  (Ctrl-C stops; every saved label is already on disk)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("stopped")
-    finally:
-        server.server_close()
+
+    def stop() -> None:
+        # shutdown() waits for serve_forever, which may be running in this very thread.
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    with stop_signals_owned("judge-label", stop):
+        # Said once the signals are its own: whoever reads this line may stop it at once.
+        print(
+            f"Open {server.url}  (Ctrl-C stops; every saved label is already on disk)",
+            flush=True,
+        )
+        try:
+            server.serve_forever()
+        finally:
+            dropped = server.finish_in_flight(STOP_GRACE)
+            server.server_close()
+    if dropped:
+        print(
+            f"judge-label: {dropped} unfinished request(s) dropped, none of them acknowledged",
+            file=sys.stderr,
+        )
+    print("stopped", flush=True)
     return EXIT_OK
 
 

@@ -1,7 +1,11 @@
-"""Fixtures shared by several test files, the `slow` mark the finer marks imply, and how many
-pytest-xdist workers `-n auto` starts."""
+"""Fixtures shared by several test files, the `slow` mark the finer marks imply, how many
+pytest-xdist workers `-n auto` starts, and the check that the suite leaves no process behind."""
 
+import contextlib
 import os
+import signal
+import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +25,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # app for `inspect ctl`, which no test drives, at a share of each of the suite's cold runs
 # (docs/performance.md#tests). The documented off switch; the user's own setting wins.
 os.environ.setdefault("INSPECT_EVAL_CTL_SERVER", "false")
+
+# Every process the suite starts inherits this mark (its workers keep their controller's), so
+# the controller can list, once the suite is over, the ones still running.
+SESSION_MARK = "FAREJUDGE_TEST_SESSION"
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    os.environ[SESSION_MARK] = f"{os.getpid()}-{time.time_ns()}"
 
 # What makes a test slow, each marked where the test is: `-m "not slow"` then leaves out
 # every one of them without each test having to say `slow` too.
@@ -70,3 +80,26 @@ def gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "tiny.gguf"
     path.write_bytes(b"GGUF")
     return path
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller fails the run if a process the suite started outlives it: a server no
+    signal stopped, a child no test waited for. It names each one, then kills it."""
+    if hasattr(session.config, "workerinput"):
+        return
+    from tests.support.children import leftovers
+
+    # The workers themselves carry the mark until they have exited, a moment after the end.
+    left = leftovers(SESSION_MARK, os.environ[SESSION_MARK], seconds=15)
+    if not left:
+        return
+    lines = [f"  pid {pid}: {command}" for pid, command in sorted(left.items())]
+    sys.stderr.write(
+        f"\n{len(left)} process(es) the suite started are still running; killed:\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED

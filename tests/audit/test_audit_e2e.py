@@ -30,6 +30,7 @@ from farejudge.audit.record import AuditRecord, TrendRecord
 from farejudge.core.drafts import read_drafts
 from tests.support.audit_runs import write_decision
 from tests.support.browser import browser_page, select_range
+from tests.support.children import running
 from tests.support.json_server import serving
 from tests.support.labels import KEY
 from tests.support.offline_env import OFFLINE_OPENAI
@@ -91,22 +92,9 @@ def _label_on_the_page(page: "Page", cwd: Path, drafts: Path, truth: dict[str, s
     the browser: the span of an ungrounded answer highlighted and added, else grounded."""
     from playwright.sync_api import expect  # browser_page has skipped when it is missing
 
-    server = subprocess.Popen(
-        [str(BIN / "judge-label"), "--drafts", str(drafts), "--annotator", "ana", "--port", "0"],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        url = None
-        for line in server.stdout:
-            found = re.search(r"Open (http://127\.0\.0\.1:\d+/)", line)
-            if found:
-                url = found.group(1)
-                break
-        assert url is not None, server.stderr.read() if server.stderr else ""
+    argv = [str(BIN / "judge-label"), "--drafts", str(drafts), "--annotator", "ana", "--port", "0"]
+    with running("judge-label", argv, cwd / "processes", cwd=cwd) as server:
+        url = server.wait_for_line(r"Open (http://127\.0\.0\.1:\d+/)").group(1)
         page.goto(url)
         shown = read_drafts(cwd / drafts)
         for done, draft in enumerate(shown, start=1):
@@ -120,9 +108,7 @@ def _label_on_the_page(page: "Page", cwd: Path, drafts: Path, truth: dict[str, s
             page.locator("#reason").fill("read against the passages")
             page.keyboard.press("Enter")
             expect(page.locator("#progress")).to_have_text(f"{done} of {len(shown)} labelled")
-    finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
+        assert server.stop(signal.SIGINT) == 0, server.stderr()
     return (cwd / drafts).parent / "labels" / "ana.jsonl"
 
 

@@ -188,7 +188,7 @@ def test_judge_label_killed_mid_save_restarts_with_every_saved_label(tmp_path: P
     marker = tmp_path / "half-written"
     args = ["--drafts", str(drafts), "--annotator", "alice", "--guide", str(GUIDE)]
     stalling = [sys.executable, "-c", STALLING_LABEL_SERVER, str(labels), str(marker), "3"]
-    server = judge_label(stalling, *args)
+    server = judge_label(stalling, tmp_path / "processes", *args)
     try:
         port = port_of(server)
         for draft in DRAFTS[:2]:
@@ -207,16 +207,15 @@ def test_judge_label_killed_mid_save_restarts_with_every_saved_label(tmp_path: P
         while not marker.exists():
             assert time.monotonic() < deadline, "the third save never started"
             time.sleep(0.01)
-        server.send_signal(signal.SIGKILL)
+        server.process.send_signal(signal.SIGKILL)
         saving.join(10)
         assert cut_off, "the page heard no answer: the save was never acknowledged"
     finally:
         server.kill()
-        server.communicate()
     torn = labels.read_bytes().split(b"\n")[-1]
     assert 20_000 < len(torn) < 40_000, "the kill left half of the 50 KB line"
 
-    restarted = judge_label([JUDGE_LABEL], *args)
+    restarted = judge_label([JUDGE_LABEL], tmp_path / "processes", *args)
     try:
         port = port_of(restarted)
         status, state = request(port, "GET", "/api/state")

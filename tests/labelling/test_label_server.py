@@ -10,9 +10,9 @@ import http.server
 import json
 import os
 import re
+import signal
 import socket
 import struct
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +26,7 @@ from farejudge.labelling import label_server
 from farejudge.labelling.label_file import append_label, read_labels
 from farejudge.labelling.label_server import LabelServer, open_session
 from tests.support.browser import GUIDE
+from tests.support.children import Child
 from tests.support.label_http import (
     JUDGE_LABEL,
     judge_label,
@@ -291,14 +292,13 @@ def test_a_page_on_another_origin_cannot_save_through_the_browser(
     assert not labels.exists()
 
 
-def judge_label_on_drafts(folder: Path) -> "subprocess.Popen[str]":
+def judge_label_on_drafts(folder: Path) -> Child:
     """The real judge-label over the sample drafts in `folder`, as "ana" (labels in
-    `folder/labels/ana.jsonl`), on a free port."""
+    `folder/labels/ana.jsonl`), on a free port, started as a background job (SIGINT ignored)."""
     drafts = folder / "drafts.jsonl"
     write_drafts(drafts, DRAFTS)
-    return judge_label(
-        [JUDGE_LABEL], "--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)
-    )
+    args = ["--drafts", str(drafts), "--annotator", "ana", "--guide", str(GUIDE)]
+    return judge_label([JUDGE_LABEL], folder / "processes", *args)
 
 
 def one_byte_changed(text: str, at: int) -> str:
@@ -483,3 +483,91 @@ def test_an_annotator_name_that_is_a_path_is_refused_in_one_line(
         "or '..')\n"
     )
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["drafts.jsonl", "work"]
+
+
+def caught_signals(pid: int) -> set[signal.Signals]:
+    """The signals a process has handlers for, from its SigCgt mask in /proc."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    (mask,) = re.findall(r"^SigCgt:\s*([0-9a-f]+)$", status, re.M)
+    return {sig for sig in signal.Signals if int(mask, 16) >> (sig - 1) & 1}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_started_as_a_background_job_it_stops_on_a_signal_with_the_page_polling(
+    tmp_path: Path, page: "Page", sig: signal.Signals
+) -> None:
+    """Started with SIGINT ignored, as `judge-label … &` from a script starts it: the signal
+    stops it within 5 s while the page saves labels and polls, it says "stopped", exits 0, and
+    every label the page heard "saved" for is on disk."""
+    from playwright.sync_api import expect
+
+    server = judge_label_on_drafts(tmp_path)
+    try:
+        port = port_of(server)
+        # Started with SIGINT ignored (tests/support/children.py), it handles both all the same.
+        assert {signal.SIGINT, signal.SIGTERM} <= caught_signals(server.process.pid)
+        page.goto(f"http://127.0.0.1:{port}/")
+        for done, draft in enumerate(DRAFTS[:3], start=1):
+            expect(page.locator("#position")).to_contain_text(draft.id)
+            page.keyboard.press("g")
+            page.locator("#reason").fill("every claim is in the passages")
+            page.keyboard.press("Enter")
+            expect(page.locator("#progress")).to_have_text(f"{done} of {len(DRAFTS)} labelled")
+        page.evaluate("setInterval(() => fetch('/api/state').catch(() => {}), 20)")
+        time.sleep(0.5)
+        started = time.monotonic()
+        code = server.stop(sig, seconds=5)
+        took = time.monotonic() - started
+    finally:
+        server.kill()
+    print(f"{sig.name} with the page polling every 20 ms: stopped in {took:.2f} s, exit {code}")
+    assert code == 0, server.stderr()
+    assert server.stdout().splitlines()[-1] == "stopped"
+    saved = read_labels(tmp_path / "labels" / "ana.jsonl")
+    assert [one.case_id for one in saved] == [draft.id for draft in DRAFTS[:3]]
+
+
+@pytest.mark.subprocess
+def test_a_second_signal_exits_at_once_while_a_stalled_request_is_in_flight(
+    tmp_path: Path,
+) -> None:
+    """The first signal gives the request in flight its grace; a second one does not wait."""
+    server = judge_label_on_drafts(tmp_path)
+    try:
+        port = port_of(server)
+        with half_sent(port):
+            time.sleep(0.3)  # accepted, and holding its thread
+            server.process.send_signal(signal.SIGTERM)
+            time.sleep(0.3)  # stopping: no longer serving, waiting for the stalled request
+            started = time.monotonic()
+            code = server.stop(signal.SIGINT, seconds=5)
+            took = time.monotonic() - started
+    finally:
+        server.kill()
+    print(f"the second signal: exit {code} in {took:.2f} s")
+    assert code == 128 + signal.SIGINT
+    assert took < label_server.STOP_GRACE
+    assert "stopped" not in server.stdout()
+    assert server.stderr().splitlines()[-1] == "judge-label: SIGINT again: exiting at once"
+
+
+@pytest.mark.subprocess
+def test_a_stalled_request_delays_the_stop_by_the_grace_at_most(tmp_path: Path) -> None:
+    server = judge_label_on_drafts(tmp_path)
+    try:
+        port = port_of(server)
+        with half_sent(port):
+            time.sleep(0.3)
+            started = time.monotonic()
+            code = server.stop(signal.SIGTERM, seconds=5)
+            took = time.monotonic() - started
+    finally:
+        server.kill()
+    print(f"SIGTERM beside a stalled request: exit {code} in {took:.2f} s")
+    assert code == 0
+    assert label_server.STOP_GRACE <= took < label_server.STOP_GRACE + 2
+    assert server.stdout().splitlines()[-1] == "stopped"
+    assert server.stderr().splitlines() == [
+        "judge-label: 1 unfinished request(s) dropped, none of them acknowledged"
+    ]

@@ -4,12 +4,12 @@ import http.client
 import json
 import re
 import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from farejudge.core.drafts import Draft
+from tests.support.children import Child, start
 
 OPEN_LINE = re.compile(r"^Open http://127\.0\.0\.1:(\d+)/")
 JUDGE_LABEL = str(Path(sys.executable).parent / "judge-label")
@@ -54,37 +54,18 @@ def post_label(
     return request(port, "POST", "/api/labels", body, sent)
 
 
-def port_of(server: "subprocess.Popen[str]") -> int:
+def port_of(server: Child) -> int:
     """The port a judge-label process says it serves on (its stdout's `Open` line)."""
-    assert server.stdout is not None
-    for line in server.stdout:
-        if found := OPEN_LINE.match(line):
-            return int(found.group(1))
-    raise AssertionError(f"judge-label ended without serving (exit {server.wait()})")
+    return int(server.wait_for_line(OPEN_LINE.pattern).group(1))
 
 
-def _ctrl_c_reaches_it() -> None:
-    # A shell starts a background job with SIGINT ignored, and a child inherits that: the
-    # suite run as one (`bash .ci/run &`) would send Ctrl-C to a server that cannot hear it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def judge_label(command: list[str], logs: Path, *args: str) -> Child:
+    """`command` (judge-label, or a stand-in for it) started on a free port as a background
+    job would start it (SIGINT ignored), its output in `logs/`."""
+    return start("judge-label", [*command, "--port", "0", *args], logs)
 
 
-def judge_label(command: list[str], *args: str) -> "subprocess.Popen[str]":
-    """`command` (judge-label, or a stand-in for it) started on a free port, its output piped."""
-    return subprocess.Popen(
-        [*command, "--port", "0", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_ctrl_c_reaches_it,
-    )
-
-
-def stopped(server: "subprocess.Popen[str]") -> str:
-    """Stop a judge-label process with Ctrl-C: what it wrote on stderr."""
-    server.send_signal(signal.SIGINT)
-    try:
-        _, err = server.communicate(timeout=30)
-    finally:
-        server.kill()  # a no-op once it has exited; else it would outlive the suite
-    return err
+def stopped(server: Child, sig: signal.Signals = signal.SIGINT) -> str:
+    """Stop a judge-label process with `sig` (Ctrl-C by default): what it wrote on stderr."""
+    server.stop(sig)
+    return server.stderr()
