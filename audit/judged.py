@@ -15,12 +15,21 @@ import zipfile
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, Self
 
 import numpy as np
 import pandas as pd
 from fsspec.core import url_to_fs
 from numpy.typing import NDArray
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from farejudge.comparison.logs.headers import (
     INSPECT_FILES,
@@ -34,7 +43,7 @@ from farejudge.comparison.logs.summaries import archive_summaries, log_samples
 from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, diagnose
 from farejudge.comparison.logs.workers import map_logs
 from farejudge.core.errors import InputError
-from farejudge.core.text_input import shown
+from farejudge.core.text_input import dotted, shown
 
 TASK = "judge_production"
 SCORER = "production_verdict"
@@ -100,9 +109,120 @@ def _leave_out(location: str, why: str, named: bool, left_out: list[str]) -> Non
     left_out.append(f"{_shown(location)}: {why}")
 
 
+# What the audit reads of a log, checked against what each value means as it is read: a value
+# the task never writes (a verdict of 7, a list for a number, scores that are no mapping) is a
+# damaged or edited log, refused in one line, never a figure. Strict: a string or a boolean is
+# no number here.
+def _zero_or_one(x: float) -> float:
+    if x not in (0, 1):
+        raise ValueError(f"{x!r} is neither 0 nor 1")
+    return x
+
+
+def _share_or_none(x: float) -> float:
+    # NaN is the task's "none" (no graded score); anything else is a probability.
+    if not (math.isnan(x) or 0 <= x <= 1):
+        raise ValueError(f"{x!r} is not a probability in [0, 1]")
+    return x
+
+
+ZeroOrOne = Annotated[float, AfterValidator(_zero_or_one)]
+Probability = Annotated[float, AfterValidator(_share_or_none)]
+Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+class _Read(BaseModel):
+    # Inspect's records hold more than the audit reads: the rest is not checked here.
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class _Value(_Read):
+    """The production scorer's value (`scorers/production_scorer.py`), as far as it is read."""
+
+    judge_ungrounded: float | None
+    judge_failure: ZeroOrOne
+    p_ungrounded: Probability | None = None
+    escalation: Literal["decided", "escalated"] | None = None
+
+    @model_validator(mode="after")
+    def _a_verdict_or_a_failure(self) -> Self:
+        verdict = self.judge_ungrounded
+        given = verdict is not None and not math.isnan(verdict)
+        if self.judge_failure == 1 and given:
+            raise ValueError(f"judge_ungrounded {verdict!r} for a judge failure (judge_failure 1)")
+        if self.judge_failure == 0 and verdict not in (0, 1):
+            raise ValueError(f"judge_ungrounded {verdict!r} is neither 0 nor 1")
+        return self
+
+
+class _Score(_Read):
+    value: _Value
+
+
+class _Metadata(_Read):
+    category: str
+    content_sha256: Sha256
+
+
+class _Sample(_Read):
+    """One sample of a production log, as far as the audit reads it."""
+
+    id: str | int
+    epoch: Annotated[int, Field(ge=1)]
+    metadata: _Metadata
+    scores: dict[str, _Score | None] | None = None
+    error: object = None
+
+    @model_validator(mode="after")
+    def _scored_or_errored(self) -> Self:
+        # Unscored is an outage only where the run says why: a sample with neither a score
+        # nor an error is no sample Inspect writes.
+        if (self.scores or {}).get(SCORER) is None and self.error is None:
+            raise ValueError(f"neither a {SCORER} score nor an error")
+        return self
+
+
+class _RunMetadata(_Read):
+    """The production task's eval metadata, as far as the audit reads it."""
+
+    graded: str
+    prompt_version: str
+    population: Annotated[int, Field(ge=0)] | None = None
+    population_sha256: Sha256 | None = None
+    threshold: Annotated[float, Field(ge=0, le=1)] | None = None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A log of the task holding a value it never writes: one line saying where."""
+
+    line: str
+
+
+def _refusal(err: ValidationError, where: str) -> Refused:
+    first = err.errors()[0]
+    field = f"field {dotted(first['loc'])!r}: " if first["loc"] else ""
+    message = first["msg"].removeprefix("Value error, ")
+    return Refused(f"{where}{field}{message}")
+
+
+class _BadSample(Exception):
+    def __init__(self, refused: Refused) -> None:
+        self.refused = refused
+
+
+def _sample_where(sample: Any) -> str:
+    """A sample as a reader finds it again: its id and epoch, as far as they read."""
+    if not isinstance(sample, dict):
+        return "a sample: "
+    shown_id = sample.get("id")
+    return f"sample {shown_id!r} epoch {sample.get('epoch')!r}: "
+
+
 def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
     """What the audit reads of each sample, as columns, compact: a million samples cross from
-    a worker to the command, and stay in memory there."""
+    a worker to the command, and stay in memory there. A sample holding a value the task never
+    writes raises _BadSample."""
     ids: list[str] = []
     epochs: list[int] = []
     categories: list[str] = []
@@ -113,20 +233,29 @@ def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
     failure: list[float] = []
     graded: list[float] = []
     escalated: list[bool] = []
-    for sample in samples:
-        metadata = sample.get("metadata") or {}
-        score = (sample.get("scores") or {}).get(SCORER) or {}
-        value = score.get("value")
-        value = value if isinstance(value, dict) else {}
-        ids.append(str(sample["id"]))
-        epochs.append(int(sample["epoch"]))
-        category = str(metadata.get("category", ""))
+    for raw in samples:
+        try:
+            sample = _Sample.model_validate(raw)
+        except ValidationError as err:
+            raise _BadSample(_refusal(err, _sample_where(raw))) from None
+        score = (sample.scores or {}).get(SCORER)
+        ids.append(str(sample.id))
+        epochs.append(sample.epoch)
+        category = sample.metadata.category
         categories.append(named.setdefault(category, category))
-        content.append(str(metadata.get("content_sha256", "")))
-        verdict.append(_number(value.get("judge_ungrounded")))
-        failure.append(_number(value.get("judge_failure")))
-        graded.append(_number(value.get("p_ungrounded")))
-        escalated.append(value.get("escalation") == "escalated")
+        content.append(sample.metadata.content_sha256)
+        if score is None:
+            # Not scored: the judge was never reached (an outage).
+            verdict.append(math.nan)
+            failure.append(math.nan)
+            graded.append(math.nan)
+            escalated.append(False)
+            continue
+        value = score.value
+        verdict.append(_number(value.judge_ungrounded))
+        failure.append(value.judge_failure)
+        graded.append(_number(value.p_ungrounded))
+        escalated.append(value.escalation == "escalated")
     return {
         "id": ids,
         "epoch": np.array(epochs, dtype=np.int32),
@@ -141,6 +270,8 @@ def _columns(samples: Iterator[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _header_fields(header: Header) -> dict[str, Any]:
+    """What the audit reads of a log's header. Its eval metadata is checked only for a log of
+    the task (a caller's check): another task's metadata means other things."""
     metadata = header.metadata
     return {
         "task": header.task.split("/")[-1],
@@ -156,23 +287,36 @@ def _header_fields(header: Header) -> dict[str, Any]:
     }
 
 
-def _log(location: str, _: str) -> dict[str, Any] | Unusable:
+def _checked(header: Header) -> dict[str, Any] | Refused:
+    found = _header_fields(header)
+    if found["task"] != TASK:
+        return found
+    try:
+        _RunMetadata.model_validate(header.metadata)
+    except ValidationError as err:
+        return _refusal(err, "eval metadata: ")
+    return found
+
+
+def _log(location: str, _: str) -> dict[str, Any] | Unusable | Refused:
     """One log's header and, for a log of the task, its samples as columns; or why it cannot
-    be read. Each .eval log is opened once (its zip directory is most of a large log's
-    reading after its samples). A worker returns what it found: an exception may not pickle."""
+    be read, or the value in it the task never writes. Each .eval log is opened once (its zip
+    directory is most of a large log's reading after its samples). A worker returns what it
+    found: an exception may not pickle."""
     try:
         if location.endswith(".eval"):
             fs, path = url_to_fs(location)
             with fs.open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
-                header = archive_header(archive) or inspect_header(location)
-                found = _header_fields(header)
-                if found["task"] == TASK:
+                found = _checked(archive_header(archive) or inspect_header(location))
+                if isinstance(found, dict) and found["task"] == TASK:
                     found["rows"] = _columns(archive_summaries(archive))
             return found
-        found = _header_fields(inspect_header(location))
-        if found["task"] == TASK:
+        found = _checked(inspect_header(location))
+        if isinstance(found, dict) and found["task"] == TASK:
             found["rows"] = _columns(log_samples(location))
         return found
+    except _BadSample as err:
+        return err.refused
     except READ_ERRORS as err:
         return diagnose(location, err, TASK)
 
@@ -185,6 +329,9 @@ def _logs(paths: Sequence[str]) -> tuple[list[dict[str, Any]], list[str]]:
     left_out: list[str] = []
     for (location, named), result in zip(files.items(), found, strict=True):
         name = location.replace("\\", "/").rsplit("/", 1)[-1]
+        if isinstance(result, Refused):
+            # A log of the period's run, damaged or edited: no estimate leaves it out.
+            raise InputError([f"{_shown(location)}: {result.line}"])
         if isinstance(result, Unusable):
             if not named and result.settled and name in INSPECT_FILES:
                 continue  # an eval set's record or a listing, as Inspect wrote it
@@ -222,8 +369,8 @@ def _same(headers: list[dict[str, Any]], key: str, what: str) -> str:
     return str(first[key])
 
 
-def _number(value: Any) -> float:
-    return math.nan if value is None else float(value)
+def _number(value: float | None) -> float:
+    return math.nan if value is None else value
 
 
 def _ranked(headers: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -6,33 +6,25 @@ labels against them, plans its sample from them, and the drift detector holds th
 them.
 """
 
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from farejudge.audit.planning import JudgeFigures
-from farejudge.audit.record import AtPick
+from farejudge.audit.record import AtPick, read_record
 from farejudge.comparison.deploy.decision import Decision
 from farejudge.core.errors import InputError
-from farejudge.core.text_input import dotted, read_text, shown
+from farejudge.core.text_input import shown
+
+_DECISION_FIELDS = {"sensitivity": "recall"}
+"""AtPick's fields decision.json names otherwise; the rest it names alike."""
 
 
 def read_at_pick(path: Path) -> AtPick:
     """The preferred judge's figures in the decision.json at `path`, or an InputError of one
     line naming the file and what is missing."""
     name = shown(path)
-    if not path.is_file():
-        raise InputError([f"{name}: no such decision file"])
-    try:
-        decision = Decision.model_validate(json.loads(read_text(path)))
-    except json.JSONDecodeError as err:
-        raise InputError([f"{name}:{err.lineno}: not JSON ({err.msg})"]) from None
-    except ValidationError as err:
-        first = err.errors()[0]
-        raise InputError(
-            [f"{name}: field {dotted(first['loc'])!r}: {first['msg']} (is it a decision.json?)"]
-        ) from None
+    decision = read_record(path, Decision, "decision file", "a decision.json")
     prefer = decision.prefer
     if prefer is None:
         raise InputError([f"{name}: prefers no judge: {decision.reason or 'no pick'}"])
@@ -47,19 +39,26 @@ def read_at_pick(path: Path) -> AtPick:
         raise InputError(
             [f"{name}: {prefer.version} on {prefer.model} has no recall or balanced accuracy"]
         )
-    return AtPick(
-        decision=str(path),
-        version=prefer.version,
-        model=prefer.model,
-        operating_point=candidate.operating_point,
-        threshold=candidate.threshold,
-        cases=candidate.cases,
-        sensitivity=recall,
-        # Within [0, 1], as it is but for the last bit of rounding.
-        specificity=min(1.0, max(0.0, 2 * accuracy.estimate - recall.estimate)),
-        balanced_accuracy=accuracy,
-        failure_rate=candidate.failure_rate,
-    )
+    try:
+        return AtPick(
+            decision=name,
+            version=prefer.version,
+            model=prefer.model,
+            operating_point=candidate.operating_point,
+            threshold=candidate.threshold,
+            cases=candidate.cases,
+            sensitivity=recall,
+            # Within [0, 1], as it is but for the last bit of rounding.
+            specificity=min(1.0, max(0.0, 2 * accuracy.estimate - recall.estimate)),
+            balanced_accuracy=accuracy,
+            failure_rate=candidate.failure_rate,
+        )
+    except ValidationError as err:
+        first = err.errors()[0]
+        field = _DECISION_FIELDS.get(str(first["loc"][0]), str(first["loc"][0]))
+        message = first["msg"].removeprefix("Value error, ")
+        where = f"frontier.{decision.frontier.index(candidate)}.{field}"
+        raise InputError([f"{name}: field {where!r}: {message}"]) from None
 
 
 def judge_figures(at_pick: AtPick) -> JudgeFigures:

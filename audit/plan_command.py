@@ -6,17 +6,14 @@ the labels needed by PPI++ and by the labels alone, and the labels the judge sav
 """
 
 import argparse
-import json
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from farejudge.audit.options import add_alpha, add_decision, count, open_share, share
 from farejudge.audit.picked import judge_figures, read_at_pick
 from farejudge.audit.planning import JudgeFigures, plan_sample_size
-from farejudge.audit.record import AuditRecord
+from farejudge.audit.record import AuditRecord, read_record
 from farejudge.core.errors import InputError
-from farejudge.core.text_input import read_text, shown
+from farejudge.core.text_input import shown
 
 DEFAULT_RATE = 0.2
 
@@ -52,12 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _from_audit(path: Path) -> tuple[JudgeFigures, float]:
     name = shown(path)
-    if not path.is_file():
-        raise InputError([f"{name}: no such audit.json"])
-    try:
-        record = AuditRecord.model_validate(json.loads(read_text(path)))
-    except (json.JSONDecodeError, ValidationError) as err:
-        raise InputError([f"{name}: not an audit.json ({str(err).splitlines()[0]})"]) from None
+    record = read_record(path, AuditRecord, "audit.json", "an audit.json")
     a = record.agreement
     if a is None or a.sensitivity.estimate is None or a.specificity.estimate is None:
         raise InputError([f"{name}: no sensitivity and specificity (a stratified sample?)"])

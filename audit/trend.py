@@ -12,12 +12,9 @@ another pick, or to `--since`: a new pick starts a new horizon. A stratified per
 out (its labels overstate sensitivity).
 """
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from farejudge.audit.drift import HORIZON, detect_drift, log_threshold, rate_alert
 from farejudge.audit.drift import DriftCheck as Detected
@@ -30,9 +27,10 @@ from farejudge.audit.record import (
     TrendPeriod,
     TrendRecord,
     interval,
+    read_record,
 )
 from farejudge.core.errors import InputError
-from farejudge.core.text_input import dotted, read_text, shown
+from farejudge.core.text_input import shown
 
 
 @dataclass(frozen=True)
@@ -48,23 +46,15 @@ def read_periods(paths: Sequence[Path]) -> list[Period]:
     found: list[Period] = []
     for path in paths:
         name = shown(path)
-        if not path.is_file():
-            problems.append(f"{name}: no such audit.json")
-            continue
         try:
-            record = AuditRecord.model_validate(json.loads(read_text(path)))
+            record = read_record(
+                path,
+                AuditRecord,
+                "audit.json",
+                "an audit.json of this version's judge-audit estimate",
+            )
         except InputError as err:
             problems += err.problems
-            continue
-        except json.JSONDecodeError as err:
-            problems.append(f"{name}:{err.lineno}: not JSON ({err.msg})")
-            continue
-        except ValidationError as err:
-            first = err.errors()[0]
-            problems.append(
-                f"{name}: field {dotted(first['loc'])!r}: {first['msg']} (is it an audit.json "
-                "of this version's judge-audit estimate?)"
-            )
             continue
         found.append(Period(name, record))
     seen: dict[str, str] = {}
