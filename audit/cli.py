@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from farejudge.audit import estimate_command, plan_command, sample_command, trend_command
 from farejudge.audit.record import SCHEMAS
-from farejudge.comparison.outputs import OutputError
+from farejudge.core.atomic_files import OutputError
 from farejudge.core.errors import InputError
 
 EXIT_INPUT = 2

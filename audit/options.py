@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from farejudge.comparison.document import html, markdown
 from farejudge.comparison.document.model import Section
-from farejudge.comparison.outputs import Writer, write_together
+from farejudge.core.atomic_files import Writer, write_together
 from farejudge.core.errors import InputError
 
 
@@ -79,14 +79,13 @@ def add_decision(parser: Arguments, what: str) -> None:
 
 
 def write_files(out: Path, files: dict[str, Writer]) -> list[Path]:
-    """The named files in `out`, replacing the previous ones together or not at all."""
+    """The named files in `out`, replacing the previous ones together or not at all: one set,
+    named after its first file (sample.json's set is `sample`)."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError([f"--out {out}: {err.strerror or err}"]) from None
-    written = {out / name: writer for name, writer in files.items()}
-    write_together(written)
-    return list(written)
+    return write_together(out, Path(next(iter(files))).stem, files)
 
 
 def write_report(

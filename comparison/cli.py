@@ -35,11 +35,11 @@ from farejudge.comparison.document.long_lists import (
 from farejudge.comparison.document.model import Section
 from farejudge.comparison.escalation.results import EscalationOptions, parse_cascade
 from farejudge.comparison.logs.frame import LeftOut, LogsError, load_runs
-from farejudge.comparison.outputs import OutputError, write_together
 from farejudge.comparison.report.build import build_report
 from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import GateResult, evaluate
+from farejudge.core.atomic_files import OutputError, write_together
 from farejudge.scorers.escalation_options import (
     OptionError,
     check_alpha,
@@ -308,16 +308,16 @@ def _write_report(out: Path, text: str, page: str, parts: list[Section], chosen:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UsageError(f"--out {out}: {err.strerror}") from err
-    files = [out / "report.md", out / "report.html", out / LISTING_FILE, out / DECISION_FILE]
-    write_together(
+    return write_together(
+        out,
+        "report",
         {
-            files[0]: lambda stream: stream.write(text),
-            files[1]: lambda stream: stream.write(page),
-            files[2]: lambda stream: write_listing(parts, stream),
-            files[3]: lambda stream: stream.write(chosen),
-        }
+            "report.md": lambda stream: stream.write(text),
+            "report.html": lambda stream: stream.write(page),
+            LISTING_FILE: lambda stream: write_listing(parts, stream),
+            DECISION_FILE: lambda stream: stream.write(chosen),
+        },
     )
-    return files
 
 
 def run(argv: Sequence[str] | None = None) -> int:

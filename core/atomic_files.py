@@ -1,20 +1,54 @@
-"""Files written whole or not at all: a temporary file in the same folder, then a rename.
+"""Files written whole or not at all, one at a time or as a set.
 
-A reader (or the next run) sees the old file or the whole new one, never a torn one: a full
-disk, a kill or a crash mid-write leaves the old file as it was and no temporary behind. The
-rename is atomic only within one filesystem, hence the same folder.
+**One file** (`atomic_output`, `write_text_atomic`, …): a temporary file in the same folder,
+synced, then renamed over the old one. A reader sees the old file or the whole new one, never a
+torn one. An error while writing (a full disk) removes the temporary. A kill (SIGKILL, a power
+cut) may leave one beside the file, `.NAME.<random>.tmp`, which no reader takes for the file.
+The rename is atomic only within one filesystem, hence the same folder.
+
+**A set of files read together** (a report's Markdown, page, listing and decision; an audit's
+record and report; a sample and its drafts): `write_together`. Renaming its files one at a time
+would leave, after a kill between two renames, a new file beside old ones. So in the folder
+each file of the set is a symbolic link, `NAME -> .SET.set/current/NAME`, and `current` is a
+link to the generation folder that holds the whole set. A new set is written whole into a new
+generation folder; replacing `current` by one rename(2) is the commit. Before it every reader,
+by the paths it always used, sees the whole old set; after it, the whole new one. The next write
+of the set removes what a killed one left. docs/reliability.md ("A set of files") says why
+this and not a journal.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-__all__ = ["atomic_binary_output", "atomic_output", "write_bytes_atomic", "write_text_atomic"]
+__all__ = [
+    "OutputError",
+    "Writer",
+    "atomic_binary_output",
+    "atomic_output",
+    "write_bytes_atomic",
+    "write_text_atomic",
+    "write_together",
+]
+
+Writer = Callable[[IO[str]], object]
+"""Writes one file's text into the stream it is given."""
+
+CURRENT = "current"
+"""The link, in a set's folder, to the generation folder readers see."""
+_LOCK = "lock"
+
+
+class OutputError(Exception):
+    """A file could not be written; the message names it, in one line."""
 
 
 @contextmanager
@@ -38,22 +72,27 @@ def _atomic(path: Path, *, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        # mkstemp makes the file private (0600); the file keeps the mode it had, and a new one
-        # gets what open() would give it.
-        os.fchmod(handle, _mode_for(path))
-        out: IO[str] | IO[bytes] = (
-            os.fdopen(handle, "wb")
-            if binary
-            else os.fdopen(handle, "w", encoding="utf-8", newline="")
-        )
-        with out:
+        with _synced(handle, _mode_for(path), binary=binary) as out:
             yield out
-            out.flush()
-            os.fsync(out.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def _synced(handle: int, mode: int, *, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
+    """The open file `handle` as a stream, given `mode`, flushed and synced as the block ends."""
+    # mkstemp makes the file private (0600); the file keeps the mode it had, and a new one
+    # gets what open() would give it.
+    os.fchmod(handle, mode)
+    out: IO[str] | IO[bytes] = (
+        os.fdopen(handle, "wb") if binary else os.fdopen(handle, "w", encoding="utf-8", newline="")
+    )
+    with out:
+        yield out
+        out.flush()
+        os.fsync(out.fileno())
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -66,6 +105,211 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     """`path.write_bytes(data)`, whole or not at all."""
     with atomic_binary_output(path) as out:
         out.write(data)
+
+
+def write_together(folder: Path, name: str, files: Mapping[str, Writer]) -> list[Path]:
+    """Write the set `name`, each file in `folder` by its writer, and replace the previous set
+    with it in one step, only if every file was written; its paths, in the order given.
+
+    Each file's path in `folder` stays where readers look for it (a link into the set's folder,
+    `.NAME.set`). An error is an OutputError naming the file; the previous set is then as it
+    was. Writers of one set take turns (a lock that a killed writer releases)."""
+    store = folder / f".{name}.set"
+    with _named(folder), _locked(store):
+        try:
+            _sweep(folder, store, files)
+            generation = _write_generation(folder, store, files)
+            _adopt(folder, store, files)
+            for file in files:
+                with _named(folder / file):
+                    _link(folder / file, _target(store, file))
+            _sync_folder(folder)
+            # The commit: a reader sees the previous set until this rename, this set after it.
+            _point(store, generation.name)
+        except BaseException:
+            if _current(store) is None:
+                # Nothing of this set was ever committed: leave the folder as it was.
+                _remove_set(folder, store)
+            raise
+        # What the previous set had and this one has not, the previous generation.
+        _sweep(folder, store, files)
+    return [folder / file for file in files]
+
+
+@contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """An OSError in the block as an OutputError naming `path` (the innermost block names it)."""
+    try:
+        yield
+    except OSError as err:
+        raise OutputError(f"cannot write {path}: {err.strerror or err}") from err
+
+
+@contextmanager
+def _locked(store: Path) -> Iterator[None]:
+    """The set's lock held for the block (flock: released when its holder dies, however)."""
+    while True:
+        store.mkdir(parents=True, exist_ok=True)
+        try:
+            handle = os.open(store / _LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+        except FileNotFoundError:
+            # A writer that committed nothing removed the set's folder meanwhile.
+            continue
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            # A writer that committed nothing removes the folder, lock and all, as it leaves:
+            # the lock this one then got is no longer the set's.
+            if _same_file(handle, store / _LOCK):
+                yield
+                return
+        finally:
+            os.close(handle)
+
+
+def _same_file(handle: int, path: Path) -> bool:
+    try:
+        return os.stat(path).st_ino == os.fstat(handle).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _current(store: Path) -> str | None:
+    """The name of the generation readers see, if the set was ever committed."""
+    try:
+        return os.readlink(store / CURRENT)
+    except FileNotFoundError:
+        return None
+
+
+def _target(store: Path, file: str) -> str:
+    """What the link in the folder holds: relative, so the folder can move."""
+    return f"{store.name}/{CURRENT}/{file}"
+
+
+def _ours(path: Path, store: Path) -> str | None:
+    """The file `path` stands for if it is a link of this set, else None."""
+    if not os.path.islink(path):
+        return None
+    target = os.readlink(path)
+    prefix = f"{store.name}/{CURRENT}/"
+    return target.removeprefix(prefix) if target.startswith(prefix) else None
+
+
+def _sweep(folder: Path, store: Path, files: Mapping[str, Writer]) -> None:
+    """Remove what a killed write of the set left: generation folders and links never
+    committed, or superseded; links of files the current set lacks; temporaries."""
+    current = _current(store)
+    for entry in os.scandir(store):
+        if entry.name not in (_LOCK, CURRENT, current):
+            _remove(Path(entry.path))
+    held = set()
+    if current is not None and (store / current).is_dir():
+        held = set(os.listdir(store / current))
+        for stale in {file for file in held if file.startswith(".")}:
+            # A file at the set's path being adopted (_adopt) when its writer was killed.
+            _remove(store / current / stale)
+    for entry in os.scandir(folder):
+        path = Path(entry.path)
+        if any(_temporary_of(file, entry.name) for file in files):
+            # The temporaries of links not yet placed, and of writers before sets.
+            _remove(path)
+        elif (stands_for := _ours(path, store)) is not None and stands_for not in held:
+            path.unlink()
+
+
+def _temporary_of(file: str, entry: str) -> bool:
+    return entry.startswith(f".{file}.") and entry.endswith(".tmp")
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
+def _write_generation(folder: Path, store: Path, files: Mapping[str, Writer]) -> Path:
+    """Every file of the set in a new generation folder, synced, or none."""
+    generation = _new_generation(store)
+    try:
+        for file, write in files.items():
+            # Entered just before its file is written: an error writing it is named after it.
+            with _named(folder / file):
+                handle = os.open(generation / file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with _synced(handle, _mode_for(folder / file), binary=False) as out:
+                    write(out)  # type: ignore[arg-type]
+        _sync_folder(generation)
+    except BaseException:
+        shutil.rmtree(generation)
+        raise
+    return generation
+
+
+def _new_generation(store: Path) -> Path:
+    generation = Path(tempfile.mkdtemp(dir=store, prefix="g-"))
+    # mkdtemp makes the folder private; readers of the set need what mkdir would give.
+    os.chmod(generation, _mode_for(store))
+    return generation
+
+
+def _adopt(folder: Path, store: Path, files: Mapping[str, Writer]) -> None:
+    """Files at the set's paths that are not yet its links (written before sets were, or by
+    hand) join the current generation first, so that turning each path into a link changes
+    nothing a reader sees there."""
+    found = [file for file in files if _ours(folder / file, store) is None]
+    found = [file for file in found if (folder / file).exists()]
+    if not found:
+        return
+    for file in found:
+        if (folder / file).is_dir():
+            raise OutputError(f"cannot write {folder / file}: {os.strerror(errno.EISDIR)}")
+    current = _current(store)
+    committed = current is not None and (store / current).is_dir()
+    generation = store / str(current) if committed else _new_generation(store)
+    for file in found:
+        with _named(folder / file):
+            # A hard link: the same bytes, not a copy.
+            temporary = generation / f".{file}.{os.urandom(6).hex()}.tmp"
+            os.link(folder / file, temporary)
+            os.replace(temporary, generation / file)
+    _sync_folder(generation)
+    if not committed:
+        _point(store, generation.name)
+
+
+def _link(path: Path, target: str) -> None:
+    """`path` made the link `target`, in one rename, unless it is already."""
+    if os.path.islink(path) and os.readlink(path) == target:
+        return
+    temporary = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    os.symlink(target, temporary)
+    os.replace(temporary, path)
+
+
+def _point(store: Path, generation: str) -> None:
+    """`current` pointed at `generation` by one rename, then made durable."""
+    temporary = store / f".{CURRENT}.{os.urandom(6).hex()}.tmp"
+    os.symlink(generation, temporary)
+    os.replace(temporary, store / CURRENT)
+    _sync_folder(store)
+
+
+def _remove_set(folder: Path, store: Path) -> None:
+    """A set never committed: its links (none of which leads anywhere) and its folder."""
+    for entry in os.scandir(folder):
+        if entry.is_symlink() and _ours(Path(entry.path), store) is not None:
+            os.unlink(entry.path)
+    shutil.rmtree(store)
+
+
+def _sync_folder(folder: Path) -> None:
+    """A folder's entries (a rename, a new file) made durable, as its files' bytes are by
+    their own fsync."""
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
 
 
 def _mode_for(path: Path) -> int:

@@ -13,9 +13,11 @@ from farejudge.core.errors import InputError
 
 
 def shown(path: Path) -> str:
-    """A path as the user would type it: relative to the working directory when inside it."""
+    """A path as the user would type it: relative to the working directory when inside it.
+    The file itself is not resolved: a file of a set is a link into the set's hidden folder
+    (`farejudge.core.atomic_files.write_together`), and its name is the one to show."""
     try:
-        return str(path.resolve().relative_to(Path.cwd()))
+        return str((path.parent.resolve() / path.name).relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 

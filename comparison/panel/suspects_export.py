@@ -24,8 +24,8 @@ from typing import Any
 from inspect_ai.log import read_eval_log
 
 from farejudge.comparison.logs.frame import LogsError, Runs
-from farejudge.comparison.outputs import Writer, write_together
 from farejudge.comparison.panel.suspicion import Suspect
+from farejudge.core.atomic_files import Writer, write_together
 from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
@@ -103,8 +103,9 @@ def _key_entry(
 
 
 def export_suspects(suspects: Sequence[Suspect], runs: Runs, out: Path) -> Export:
-    """Write the suspects into `out`, which must be a new or empty folder."""
-    if out.exists() and any(out.iterdir()):
+    """Write the suspects into `out`, which must be a new or empty folder. What an export
+    killed before its end left is hidden, and does not count: the next export sweeps it."""
+    if out.exists() and any(not p.name.startswith(".") and p.exists() for p in out.iterdir()):
         raise LogsError(f"--suspects-out {out}: not empty; give a new folder")
     cache: dict[str, dict[str, Case]] = {}
     found: list[tuple[Suspect, Case, str]] = []
@@ -146,15 +147,15 @@ def export_suspects(suspects: Sequence[Suspect], runs: Runs, out: Path) -> Expor
         if (case.id, case_hash(case)) not in taken
     }
     files = {
-        out / f"{category}.jsonl": _lines(json.dumps(r, ensure_ascii=False) for r in lines)
+        f"{category}.jsonl": _lines(json.dumps(r, ensure_ascii=False) for r in lines)
         for category, lines in sorted(records.items())
     }
-    written = list(files)
+    written = [out / file for file in files]
     if found:
-        files[out / OTHER_GOLD] = _lines(c.model_dump_json() for _, c in sorted(others.items()))
-        files[out / KEY] = _lines([json.dumps(key, indent=2, ensure_ascii=False)])
-    # All or none: a folder left half written would be refused as not empty next time.
-    write_together(files)
+        files[OTHER_GOLD] = _lines(c.model_dump_json() for _, c in sorted(others.items()))
+        files[KEY] = _lines([json.dumps(key, indent=2, ensure_ascii=False)])
+        # All or none: a folder left half written would be refused as not empty next time.
+        write_together(out, "suspects", files)
     return Export(written=written, exported=len(found), not_found=not_found)
 
 

@@ -39,11 +39,12 @@ def compare(logs: Path, out: Path, *options: str) -> int:
 
 
 def disk_full_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Syncing the temporary file of `name` fails as a full disk fails it."""
+    """Syncing the new file `name`, in the set's new generation folder, fails as a full disk
+    fails it."""
     real = os.fsync
 
     def fsync(fd: int) -> None:
-        if Path(os.readlink(f"/proc/self/fd/{fd}")).name.startswith(f".{name}."):
+        if Path(os.readlink(f"/proc/self/fd/{fd}")).name == name:
             raise OSError(errno.ENOSPC, NO_SPACE)
         real(fd)
 
@@ -75,7 +76,8 @@ def test_a_full_disk_leaves_the_previous_report_as_it_was_and_names_the_file(
     assert capsys.readouterr().err == (
         f"judge-compare: error: cannot write {out / name}: {NO_SPACE}\n"
     )
-    # No temporary left behind, and none of the four replaced: they go together.
+    # Nothing left behind (no set's folder, no temporary), and none of the four replaced:
+    # they go together.
     assert sorted(os.listdir(out)) == REPORT
     assert {n: (out / n).read_text(encoding="utf-8") for n in REPORT} == before
 
