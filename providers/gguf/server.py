@@ -8,21 +8,71 @@ CPUs that report AMX it dies with SIGILL on the first prompt of a few hundred to
 `--extra_bufts true` turns them back on. Before it starts, the `--model` file passes the
 provider's native check (with llama.cpp's defaults for the other settings), so a build this
 CPU cannot run stops it with one line instead of a crash at the first request.
+
+It stops on SIGINT or SIGTERM, whatever its parent left them as (`core/stop_signals`): it
+accepts no more, gives the requests in flight up to 2 seconds, says "stopped" and exits 0. A
+second signal exits at once (128 + its number).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import runpy
 import sys
-from collections.abc import Sequence
+import unittest.mock
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
 
 from farejudge.core.inspect_internals import PrerequisiteError
+from farejudge.core.stop_signals import stop_signals_owned
 from farejudge.providers.gguf.cpu_check import ensure_llama_runs
 from farejudge.providers.gguf.llama_loader import extra_buffer_types
 from farejudge.providers.gguf.models import resolve_model_path
 
 __all__ = ["main"]
+
+PROGRAM = "farejudge.providers.gguf.server"
+STOP_GRACE = 2
+"""Seconds the requests in flight have to finish once a stop signal came; a generation still
+running then is dropped (its tokens were never sent whole)."""
+# uvicorn.run's exit status when the server never started (a port in use, say).
+STARTUP_FAILURE = 3
+
+
+class _Stopped(Exception):
+    """A stop signal before the server serves: while the model loads, say."""
+
+
+class _OwnSignalsServer(uvicorn.Server):
+    """uvicorn's server without its own signal handlers: this command's are in force."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class _Serving:
+    """What the first stop signal does: abandon the start, or stop the server once it runs."""
+
+    def __init__(self) -> None:
+        self.server: _OwnSignalsServer | None = None
+
+    def stop(self) -> None:
+        if self.server is None:
+            raise _Stopped
+        self.server.should_exit = True
+
+    def run(self, app: Any, **options: Any) -> None:
+        """`uvicorn.run` (which llama-cpp-python's server calls) for this command's signals."""
+        config = uvicorn.Config(app, timeout_graceful_shutdown=STOP_GRACE, **options)
+        self.server = _OwnSignalsServer(config)
+        self.server.run()
+        if not self.server.started:
+            sys.exit(STARTUP_FAILURE)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -32,20 +82,34 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--model")
     ours, theirs = parser.parse_known_args(argv)
     extra_bufts = ours.extra_bufts == "true"
-    if ours.model is not None:
+    serving = _Serving()
+    with stop_signals_owned(PROGRAM, serving.stop) as stopping:
         try:
-            ensure_llama_runs(
-                resolve_model_path("server", ours.model),
-                extra_bufts=extra_bufts,
-                llama_args={},
-                turn_off="--extra_bufts false",
-            )
-        except PrerequisiteError as err:
-            sys.exit(str(err))
-        theirs = ["--model", ours.model, *theirs]
-    sys.argv = [sys.argv[0], *theirs]
-    with extra_buffer_types(extra_bufts):
-        runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+            if ours.model is not None:
+                try:
+                    ensure_llama_runs(
+                        resolve_model_path("server", ours.model),
+                        extra_bufts=extra_bufts,
+                        llama_args={},
+                        turn_off="--extra_bufts false",
+                    )
+                except PrerequisiteError as err:
+                    sys.exit(str(err))
+                theirs = ["--model", ours.model, *theirs]
+            sys.argv = [sys.argv[0], *theirs]
+            with (
+                extra_buffer_types(extra_bufts),
+                unittest.mock.patch.object(uvicorn, "run", serving.run),
+            ):
+                runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+        except _Stopped:
+            pass
+    if stopping.requested:
+        print("stopped", flush=True)
+        sys.stderr.flush()
+        # A generation still running in a worker thread would hold the interpreter's exit
+        # until its last token: it was dropped, so the process ends now.
+        os._exit(0)
 
 
 if __name__ == "__main__":

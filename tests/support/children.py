@@ -10,12 +10,13 @@ A child's output goes to files, never to pipes a test may stop reading: a child 
 full pipe hangs as surely as one that ignores its signal.
 """
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,24 +66,47 @@ class Child:
             time.sleep(0.05)
 
     def stop(self, sig: signal.Signals = signal.SIGINT, seconds: float = 10) -> int:
-        """Send `sig` and wait up to `seconds`: its exit code. One that is still running then
-        is killed, and the test fails naming it and the signal it did not heed."""
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            return self.process.wait(timeout=seconds)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            raise Hung(
-                f"{self.name} (pid {self.process.pid}) still running {seconds:g} s after "
-                f"{sig.name}; killed. Its stderr:\n{self.stderr()}"
-            ) from None
+        """Send `sig` and wait up to `seconds`: its exit code (`stop_process`)."""
+        return stop_process(self.process, self.name, sig, seconds, said=self.stderr)
 
     def kill(self) -> None:
         """SIGKILL, and wait for it: a no-op once it has exited."""
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
+
+
+def stop_process(
+    process: "subprocess.Popen[bytes]",
+    name: str,
+    sig: signal.Signals,
+    seconds: float,
+    *,
+    group: bool = False,
+    said: Callable[[], str] = lambda: "",
+) -> int:
+    """Send `sig` (to its process group, with `group`) and wait up to `seconds`: its exit
+    code. One still running then is killed, and the test fails naming it, the signal it did
+    not heed, and what it `said`."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            if group:
+                os.killpg(process.pid, sig)
+            else:
+                process.send_signal(sig)
+    try:
+        return process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            if group:
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()
+        process.wait()
+        raise Hung(
+            f"{name} (pid {process.pid}) still running {seconds:g} s after {sig.name}; "
+            f"killed. It said:\n{said()}"
+        ) from None
 
 
 def start(

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.children import stop_process
 from tests.support.cli import REPO_ROOT, Run
 
 GUIDE = REPO_ROOT / "docs" / "real-judges.md"
@@ -105,21 +106,13 @@ def running_server(
                 time.sleep(0.25)
         yield Server(url, log)
     finally:
-        stop(proc)
+        stop(proc, log)
 
 
-def stop(proc: "subprocess.Popen[bytes]") -> None:
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 10.0)):
-        if proc.poll() is not None:
-            return
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
+def stop(proc: "subprocess.Popen[bytes]", log: Path) -> None:
+    """SIGTERM to the server's process group: it must be gone within 10 s, with exit 0."""
+    code = stop_process(proc, "the server", signal.SIGTERM, 10, group=True, said=lambda: tail(log))
+    assert code == 0, f"the server exited with {code} on SIGTERM:\n{tail(log)}"
 
 
 def tail(log: Path, lines: int = 30) -> str:

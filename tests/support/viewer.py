@@ -1,5 +1,6 @@
 """`inspect view` served on loopback, a log's sample list open in headless Chromium."""
 
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 from inspect_ai.log import EvalLog
 
 from tests.support.browser import browser_page
+from tests.support.children import stop_process
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -55,5 +57,4 @@ def sample_list(log: EvalLog, log_dir: Path) -> Iterator["Page"]:
             page.goto(f"http://127.0.0.1:{port}/#/logs/{Path(log.location).name}/samples")
             yield page
     finally:
-        viewer.terminate()
-        viewer.wait(timeout=10)
+        stop_process(viewer, "inspect view", signal.SIGTERM, 10)
