@@ -1,0 +1,116 @@
+"""judge-audit killed at each step of writing its files (issue 62): the sample (sample.json and
+its drafts), the estimate (audit.json, audit.md, audit.html) and the trend (trend.json,
+trend.md, trend.html) are each the old set or the new one whole, never a mix, and the next run
+sweeps what a killed one left. Each is written over the set an earlier run left in the same
+folder, as a weekly job rewrites it."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from farejudge.audit import options
+from farejudge.audit.cli import run
+from farejudge.audit.design import AuditSample
+from farejudge.core.atomic_files import write_together
+from farejudge.labelling.label_file import append_label
+from farejudge.testing.production_runs import write_drafts
+from tests.support.audit_runs import (
+    index_of,
+    judge_period,
+    label_sample,
+    truth_label,
+    write_decision,
+)
+from tests.support.kill_points import Drills, drilled, held
+
+
+def _sample(drafts: Path, week: Path, seed: int) -> list[str]:
+    return [
+        "sample",
+        "--drafts",
+        str(drafts),
+        "--size",
+        "30",
+        "--seed",
+        str(seed),
+        "--out",
+        str(week),
+    ]
+
+
+def _estimate(logs: Path, week: Path, decision: Path, period: str) -> list[str]:
+    return [
+        "estimate",
+        str(logs),
+        "--sample",
+        str(week / "sample.json"),
+        "--labels",
+        str(week / "labels.jsonl"),
+        "--decision",
+        str(decision),
+        "--period",
+        period,
+        "--out",
+        str(week / "audit"),
+        "--quiet",
+    ]
+
+
+@pytest.mark.subprocess
+def test_the_sample_the_estimate_and_the_trend_are_each_old_or_new_whole_at_every_kill_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drafts_file, logs, decision = (
+        tmp_path / "drafts.jsonl",
+        tmp_path / "logs",
+        tmp_path / "decision.json",
+    )
+    drafts = write_drafts(drafts_file, 60)
+    judge_period(drafts_file, logs)
+    write_decision(decision)
+    w48, w49 = tmp_path / "2026-W48", tmp_path / "2026-W49"
+    samples: dict[str, AuditSample] = {}
+    for week in (w48, w49):
+        assert run(_sample(drafts_file, week, seed=5)) == 0
+        sample = AuditSample.model_validate_json((week / "sample.json").read_text(encoding="utf-8"))
+        label_sample(week / "labels.jsonl", drafts, sample, count=15)
+        samples[week.name] = sample
+        assert run(_estimate(logs, week, decision, week.name)) == 0
+    trend = [
+        "trend",
+        str(w48 / "audit" / "audit.json"),
+        "--out",
+        str(tmp_path / "trend"),
+        "--quiet",
+    ]
+    assert run(trend) == 0
+
+    # The rest of W48's sample labelled, for its estimate again.
+    numbers = index_of(drafts)
+    for draft in samples[w48.name].ids[15:]:
+        append_label(w48 / "labels.jsonl", truth_label(drafts[numbers[draft]], numbers[draft]))
+
+    drills: Drills = {}
+    monkeypatch.setattr(options, "write_together", drilled(write_together, drills))
+    # Another seed for W49's sample, W48's estimate with every label of its sample, the trend
+    # over both weeks.
+    assert run(_sample(drafts_file, w49, seed=7)) == 0
+    assert run(_estimate(logs, w48, decision, w48.name)) == 0
+    assert run([*trend[:2], str(w49 / "audit" / "audit.json"), *trend[2:]]) == 0
+
+    (sample,) = drills["sample"]
+    held(sample, "judge-audit sample")
+    assert json.loads(sample.before["sample.json"])["seed"] == 5
+    assert json.loads(sample.after["sample.json"])["seed"] == 7
+    (audit,) = drills["audit"]
+    held(audit, "judge-audit estimate")
+    assert sorted(audit.after) == ["audit.html", "audit.json", "audit.md"]
+    assert audit.before["audit.json"] != audit.after["audit.json"]
+    (trended,) = drills["trend"]
+    held(trended, "judge-audit trend")
+    periods = [
+        [p["period"] for p in json.loads(t["trend.json"])["periods"]]
+        for t in (trended.before, trended.after)
+    ]
+    assert periods == [["2026-W48"], ["2026-W48", "2026-W49"]]
