@@ -9,24 +9,32 @@ judge keeps its figures is at most alpha.
 Why this detector. A confidence sequence over all weeks since the pick (Howard et al. 2021)
 is valid at every look, but after many good weeks it reacts slowly: its estimate averages the
 drifted weeks with the good ones. A change can start at any week, so the detector is an
-e-detector (Shin, Ramdas and Rinaldo, 2023), the Shiryaev-Roberts statistic of e-values:
+e-detector (Shin, Ramdas and Rinaldo, 2023): one Shiryaev-Roberts statistic of e-values for
+each of a few drops d (by default sensitivity or specificity lower by 0.05, 0.10, 0.20 or
+0.30), and their mean,
 
-    R_t = sum over start weeks j <= t of  prod_{i=j..t} L_i,
+    R_t(d) = (R_(t-1)(d) + 1) x L_t(d), with R_0(d) = 0, for each drop d
+    R_t = the mean of R_t(d) over the drops d
 
-where L_i is week i's likelihood ratio of an error rate raised by one of a few drops (by
-default sensitivity or specificity lower by 0.05, 0.10, 0.20 or 0.30), averaged over the drops
-as a mixture of the products. Week by week R_t = (R_{t-1} + 1) L_t: evidence from before a
-change carries little weight, so the statistic answers within a few weeks of the change
-whatever came before it.
+where L_t(d) is week t's binomial likelihood ratio of the errors under the figure lowered by
+d against the figure at the pick. R_t(d) is the sum over start weeks j <= t of
+L_j(d) x ... x L_t(d): evidence from before a change carries little weight, so the statistic
+answers within a few weeks of the change whatever came before it.
+
+Why one statistic a drop. The other e-detector, one statistic of each week's ratio mixed
+over the drops (R_t = (R_(t-1) + 1) x the mean of L_t(d)), spreads each week's evidence over
+every drop, so a small drop reaches the threshold weeks later in the simulation (docs/audit.md
+gives the delays; tests/audit/test_drift.py measures them).
 
 Why the threshold holds. Under the judge's figures at the pick (an error rate at most the
 reference one, week after week), each likelihood ratio has expectation at most 1 given the
 past and the week's label counts (the count of errors is binomial, and the ratio increases
-with it), so E[R_t | past] <= R_{t-1} + 1. Then R_t + (T - t) is a non-negative
-supermartingale from T, and Ville's inequality gives P(R_t >= T / a for some t <= T) <= a. The
-sensitivity and the specificity detectors each get a = alpha / 2 (Bonferroni), so the
-threshold is 2 T / alpha: 2,080 for a year of weekly looks at alpha 0.05. Past T looks the
-guarantee ends: start a new horizon (a new reference if the judge was picked again).
+with it), so E[R_t(d) | past] <= R_(t-1)(d) + 1 for each drop, and so for their mean. Then
+R_t + (T - t) is a non-negative supermartingale from T, and Ville's inequality gives
+P(R_t >= T / a for some t <= T) <= a. The sensitivity and the specificity detectors each get
+a = alpha / 2 (Bonferroni), so the threshold is 2 T / alpha: 2,080 for a year of weekly looks
+at alpha 0.05. Past T looks the guarantee ends: start a new horizon (a new reference if the
+judge was picked again).
 
 The reference is what the judge had when picked: its point estimate makes the alert say
 "worse than measured then", its interval's lower end "worse than it could plausibly have been"
