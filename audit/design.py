@@ -6,7 +6,9 @@ the sample is the `size` drafts with the smallest keys (within each stratum, for
 design). The keys behave as independent uniform draws, so every set of `size` drafts is equally
 likely: a uniform sample without replacement. The same seed over the same population gives the
 same sample, in the same order (the labelling order), on any machine and with any library
-version; the population hash in the record detects a sample laid against other drafts.
+version; the population hash in the record detects a sample laid against other drafts, and
+the estimate draws the sample again from the record and refuses any difference
+(`sampling.check_drawn`).
 
 The stratified design (labelling more of what the judge flags) draws a fixed number from each
 stratum; a labelled draft then weighs its stratum's size over its stratum's labels (its inverse
