@@ -34,6 +34,7 @@ __all__ = [
     "Writer",
     "atomic_binary_output",
     "atomic_output",
+    "sync_folder",
     "write_bytes_atomic",
     "write_text_atomic",
     "write_together",
@@ -123,7 +124,7 @@ def write_together(folder: Path, name: str, files: Mapping[str, Writer]) -> list
             for file in files:
                 with _named(folder / file):
                     _link(folder / file, _target(store, file))
-            _sync_folder(folder)
+            sync_folder(folder)
             # The commit: a reader sees the previous set until this rename, this set after it.
             _point(store, generation.name)
         except BaseException:
@@ -238,7 +239,7 @@ def _write_generation(folder: Path, store: Path, files: Mapping[str, Writer]) ->
                 handle = os.open(generation / file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
                 with _synced(handle, _mode_for(folder / file), binary=False) as out:
                     write(out)  # type: ignore[arg-type]
-        _sync_folder(generation)
+        sync_folder(generation)
     except BaseException:
         shutil.rmtree(generation)
         raise
@@ -272,7 +273,7 @@ def _adopt(folder: Path, store: Path, files: Mapping[str, Writer]) -> None:
             temporary = generation / f".{file}.{os.urandom(6).hex()}.tmp"
             os.link(folder / file, temporary)
             os.replace(temporary, generation / file)
-    _sync_folder(generation)
+    sync_folder(generation)
     if not committed:
         _point(store, generation.name)
 
@@ -291,7 +292,7 @@ def _point(store: Path, generation: str) -> None:
     temporary = store / f".{CURRENT}.{os.urandom(6).hex()}.tmp"
     os.symlink(generation, temporary)
     os.replace(temporary, store / CURRENT)
-    _sync_folder(store)
+    sync_folder(store)
 
 
 def _remove_set(folder: Path, store: Path) -> None:
@@ -302,9 +303,9 @@ def _remove_set(folder: Path, store: Path) -> None:
     shutil.rmtree(store)
 
 
-def _sync_folder(folder: Path) -> None:
-    """A folder's entries (a rename, a new file) made durable, as its files' bytes are by
-    their own fsync."""
+def sync_folder(folder: Path) -> None:
+    """A folder's entries (a new file, a rename) made durable, as a file's bytes are by its
+    own fsync: without it a power cut can lose a new file's name."""
     handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(handle)

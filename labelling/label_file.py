@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from farejudge.core.atomic_files import write_bytes_atomic
+from farejudge.core.atomic_files import sync_folder, write_bytes_atomic
 from farejudge.core.errors import InputError
 from farejudge.core.jsonl_records import json_values, record_problems
 from farejudge.core.text_input import line_of, shown
@@ -32,15 +32,6 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-
-
-def _fsync_folder(folder: Path) -> None:
-    """The folder's entry for a new file on disk: without it a power cut can lose the file."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def append_label(path: Path, label: Label) -> None:
@@ -61,7 +52,7 @@ def append_label(path: Path, label: Label) -> None:
     finally:
         os.close(fd)
     if size == 0:
-        _fsync_folder(path.parent)
+        sync_folder(path.parent)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from farejudge.core.atomic_files import Writer, write_together
+from farejudge.core.atomic_files import Writer, write_text_atomic, write_together
 from tests.support.kill_points import drill, held, set_leftovers
 
 
@@ -79,3 +79,24 @@ def test_a_set_beside_another_leaves_the_other_alone(tmp_path: Path) -> None:
     held(result, "a set beside another")
     assert result.after["sample.json"] == b"{}\n" and result.after["audit.md"] == b"new\n"
     assert os.readlink(tmp_path / "sample.json") == ".sample.set/current/sample.json"
+
+
+@pytest.mark.subprocess
+def test_the_drill_finds_the_mix_of_files_renamed_one_at_a_time(tmp_path: Path) -> None:
+    """The writer before sets, each file renamed into place in turn: the drill sees its mix."""
+    names = ("a.json", "a.md", "a.html")
+    for name in names:
+        (tmp_path / name).write_text(f"old {name}\n", encoding="utf-8")
+
+    def one_at_a_time() -> None:
+        for name in names:
+            write_text_atomic(tmp_path / name, f"new {name}\n")
+
+    result = drill(one_at_a_time, tmp_path, set_leftovers("a"))
+    print(f"files renamed one at a time: mixed after {len(result.mixed())} of {result.kill_points}")
+    assert result.kill_points == 4 * len(names)
+    # Four steps a file (its folder made if missing, its temporary, the fsync, the rename):
+    # killed after the first file's rename and up to the last's, old and new side by side; at
+    # each fsync and rename its temporary stays, and the next run leaves it there.
+    assert result.mixed() == list(range(5, 13))
+    assert sum(1 for left in result.leftovers if left) == 2 * len(names)
