@@ -99,10 +99,10 @@ def test_the_sample_the_estimate_and_the_trend_are_each_old_or_new_whole_at_ever
     assert run(_estimate(logs, w48, decision, w48.name)) == 0
     assert run([*trend[:2], str(w49 / "audit" / "audit.json"), *trend[2:]]) == 0
 
-    (sample,) = drills["sample"]
-    held(sample, "judge-audit sample")
-    assert json.loads(sample.before["sample.json"])["seed"] == 5
-    assert json.loads(sample.after["sample.json"])["seed"] == 7
+    (drawn,) = drills["sample"]
+    held(drawn, "judge-audit sample")
+    assert json.loads(drawn.before["sample.json"])["seed"] == 5
+    assert json.loads(drawn.after["sample.json"])["seed"] == 7
     (audit,) = drills["audit"]
     held(audit, "judge-audit estimate")
     assert sorted(audit.after) == ["audit.html", "audit.json", "audit.md"]

@@ -10,16 +10,12 @@ from pathlib import Path
 import pytest
 
 from farejudge.core.atomic_files import Writer, write_text_atomic, write_together
-from tests.support.kill_points import drill, held, set_leftovers
+from tests.support.kill_points import drill, held, set_leftovers, writing
 
 
 def texts(**files: str) -> dict[str, Writer]:
     """Writers of the given texts, by file name (`a_md` is a.md)."""
-    return {name.replace("_", "."): _writing(text) for name, text in files.items()}
-
-
-def _writing(text: str) -> Writer:
-    return lambda out: out.write(text)
+    return {name.replace("_", "."): writing(text) for name, text in files.items()}
 
 
 @pytest.mark.subprocess

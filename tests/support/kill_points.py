@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from farejudge.core.atomic_files import Writer
+
 FSYNC = "os.fsync"
 """The event the child raises for each fsync."""
 
@@ -194,6 +196,11 @@ def drilled(real: Callable[..., list[Path]], drills: Drills) -> Callable[..., li
         return [folder / file for file in files]
 
     return write_together
+
+
+def writing(text: str) -> Writer:
+    """A writer of `text`."""
+    return lambda out: out.write(text)
 
 
 def set_leftovers(*names: str) -> Callable[[Path], list[str]]:
