@@ -8,7 +8,8 @@
     judge-audit schema audit
 
 Exit status: 0 done (no alert); 1 an alert (estimate with --alert-above, trend); 2 input it
-cannot use, one line naming the file and the place, with nothing written.
+cannot use, one line naming the file and the place, with nothing written; 70 an internal
+error (a bug, never read as an alert: `farejudge.core.commands`).
 """
 
 import argparse
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from farejudge.audit import estimate_command, plan_command, sample_command, trend_command
 from farejudge.audit.record import SCHEMAS
 from farejudge.core.atomic_files import OutputError
+from farejudge.core.commands import Command
 from farejudge.core.errors import InputError
 
 EXIT_INPUT = 2
@@ -71,5 +73,14 @@ def run(argv: Sequence[str] | None = None) -> int:
     return EXIT_INPUT
 
 
-def main() -> None:
-    sys.exit(run())
+main = Command(
+    "judge-audit",
+    {
+        estimate_command.EXIT_OK: "done: no alert",
+        estimate_command.EXIT_ALERT: "an alert: estimate's rate interval above "
+        "--alert-above; trend's newest rate above it, or the judge's drift",
+        EXIT_INPUT: "input it cannot use (a file, a field, a number against its meaning), or "
+        "--out it cannot write: one line naming the file and the place, nothing written",
+    },
+    run,
+)

@@ -170,7 +170,7 @@ def main() -> None:
         command = [
             sys.executable,
             "-c",
-            "from farejudge.audit.cli import main; main()",
+            "from farejudge.audit.cli import main; raise SystemExit(main())",
             "estimate",
             str(logs),
             "--sample",

@@ -133,7 +133,7 @@ def run_command(logs: Path, out: Path, resamples: int) -> tuple[float, float, fl
         [
             sys.executable,
             "-c",
-            "from farejudge.comparison.cli import main; main()",
+            "from farejudge.comparison.cli import main; raise SystemExit(main())",
             str(logs),
             "--out",
             str(out),

@@ -125,7 +125,7 @@ def time_command(log_dir: Path, out: Path, resamples: int) -> tuple[float, int]:
         [
             sys.executable,
             "-c",
-            "from farejudge.comparison.cli import main; main()",
+            "from farejudge.comparison.cli import main; raise SystemExit(main())",
             str(log_dir),
             "--out",
             str(out),

@@ -8,7 +8,8 @@
 
 Exit status: 0 the gate passed (and, with --require-pick, a candidate meets the deployment
 constraints), 1 the gate failed or, with --require-pick, no candidate meets them, 2 the
-input was unusable or the report could not be written. A log file found in a folder and not
+input was unusable or the report could not be written, 70 an internal error (a bug, never
+read as a failed gate: `farejudge.core.commands`). A log file found in a folder and not
 compared (unreadable, of another task) is named on stderr and in the report, and the rest
 are compared; a log named on the command line must be usable. The report's files are
 replaced together or not at all.
@@ -40,6 +41,7 @@ from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import GateResult, evaluate
 from farejudge.core.atomic_files import OutputError, write_together
+from farejudge.core.commands import Command
 from farejudge.scorers.escalation_options import (
     OptionError,
     check_alpha,
@@ -380,5 +382,14 @@ def run(argv: Sequence[str] | None = None) -> int:
     return EXIT_OK if gate.passed and not unpicked else EXIT_GATE
 
 
-def main() -> None:
-    sys.exit(run())
+main = Command(
+    "judge-compare",
+    {
+        EXIT_OK: "the gate passed (and, with --require-pick, a candidate meets the deployment "
+        "constraints)",
+        EXIT_GATE: "the gate failed, or with --require-pick no candidate meets them",
+        EXIT_INPUT: "input it cannot use, or a report it cannot write: one line, the previous "
+        "report as it was",
+    },
+    run,
+)

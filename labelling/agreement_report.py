@@ -12,9 +12,11 @@ import json
 import math
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from farejudge.core.commands import Command
 from farejudge.core.drafts import read_drafts
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
@@ -188,7 +190,7 @@ def _sides(args: argparse.Namespace) -> tuple[list[Labelled], list[tuple[str, li
     return cases, sides
 
 
-def main(argv: list[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="judge-agreement", description=__doc__.splitlines()[0])
     parser.add_argument("labels", nargs="+", type=Path, help="annotators' labels files")
     where = parser.add_mutually_exclusive_group(required=True)
@@ -211,6 +213,16 @@ def main(argv: list[str] | None = None) -> int:
         write_atomic(args.out / "agreement.json", [record])
     return 0 if passes(agreement, args.min_kappa) else 1
 
+
+main = Command(
+    "judge-agreement",
+    {
+        0: "Cohen's kappa on grounded meets --min-kappa",
+        1: "it is below --min-kappa (for CI)",
+        2: "input it cannot use: one line naming the file and the place",
+    },
+    run,
+)
 
 if __name__ == "__main__":
     sys.exit(main())

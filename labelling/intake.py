@@ -17,7 +17,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from farejudge.core.atomic_files import atomic_output
 from farejudge.core.case_schema import Case
+from farejudge.core.commands import Command
 from farejudge.core.drafts import Draft, content_hash, iter_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.jsonl_records import FirstSeen, Report, json_values
@@ -270,7 +271,7 @@ def _into(out: IO[str], args: argparse.Namespace, mapping: IntakeMapping) -> Int
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="judge-intake", description=__doc__.splitlines()[0])
     parser.add_argument("logs", nargs="+", type=Path, help="JSON Lines files of the assistant")
     parser.add_argument("--out", type=Path, required=True, help="drafts file (added to)")
@@ -309,6 +310,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  id lengthened: {line}")
     return 0
 
+
+main = Command(
+    "judge-intake",
+    {
+        0: "the logs' new drafts added to the drafts file (none new is no error)",
+        2: "input it cannot use, or --out it cannot write: one line per problem, the drafts "
+        "file as it was",
+    },
+    run,
+)
 
 if __name__ == "__main__":
     sys.exit(main())

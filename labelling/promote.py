@@ -14,6 +14,7 @@ as `<into>/../agreement/<release>.json` for the dataset card's agreement table.
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from farejudge.core.atomic_files import write_text_atomic
 from farejudge.core.case_schema import Case, Verdict, case_problems
+from farejudge.core.commands import Command
 from farejudge.core.drafts import DRAFT_FIELDS, Draft, content_hash, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import read_text, shown
@@ -148,7 +150,7 @@ def promote(result: Promotion, into: Path) -> list[Path]:
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="judge-promote", description=__doc__.splitlines()[0])
     parser.add_argument("--drafts", type=Path, required=True)
     parser.add_argument("--agreement", type=Path, required=True, help="agreement.json")
@@ -184,6 +186,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"not promoted, {what}: {', '.join(ids)}")
     return 0
 
+
+main = Command(
+    "judge-promote",
+    {
+        0: "the agreed drafts promoted (those not promoted named on stdout)",
+        2: "input it cannot use, or a release promoted already: one line, nothing written",
+    },
+    run,
+)
 
 if __name__ == "__main__":
     sys.exit(main())

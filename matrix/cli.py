@@ -24,6 +24,7 @@ from inspect_ai.model import BatchConfig, CachePolicy, Model, ModelCost, get_mod
 from inspect_ai.util import DisplayType
 from rich.text import Text
 
+from farejudge.core.commands import Command
 from farejudge.core.errors import InputError
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.core.shards import Shard, check_shard
@@ -369,9 +370,16 @@ def run(argv: Sequence[str] | None = None) -> int:
     return EXIT_OK if success else EXIT_RUNS_FAILED
 
 
-def main() -> None:
-    sys.exit(run())
-
+main = Command(
+    "judge-matrix",
+    {
+        EXIT_OK: "every run judged its cases (or --dry-run priced them)",
+        EXIT_RUNS_FAILED: "a run failed, judged nothing, or its log was not written: one line "
+        "per log",
+        EXIT_INPUT: "an option or input it cannot use: one line, no model called",
+    },
+    run,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from farejudge.core.case_schema import Case
+from farejudge.core.commands import Command
 from farejudge.evals.metamorphic.derived_case import (
     DIRECTIONAL,
     INVARIANCE,
@@ -167,7 +168,7 @@ def format_table(suite: Suite, seconds: float, top: int = 3) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m farejudge.evals.metamorphic",
         description="Derive metamorphic cases from the gold set, each with its gold label "
@@ -210,3 +211,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
         print(f"wrote {len(records)} derived cases to {args.out}")
     return 0
+
+
+main = Command(
+    "python -m farejudge.evals.metamorphic",
+    {
+        0: "the cases derived (and written to --out)",
+        2: "a case file it cannot use: one line per problem",
+    },
+    run,
+)

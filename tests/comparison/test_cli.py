@@ -188,7 +188,7 @@ def test_console_script_exit_code(logs: dict[str, Path], tmp_path: Path) -> None
         [
             sys.executable,
             "-c",
-            "from comparison.cli import main; main()",
+            "from comparison.cli import main; raise SystemExit(main())",
             str(logs["base"]),
             str(logs["breaks"]),
             "--out",
