@@ -221,6 +221,13 @@ def _panel(panel: Panel, samples: pd.DataFrame) -> GradedCandidate:
 
 
 def _why_ungraded(rows: pd.DataFrame) -> str:
+    """Why a run has no confidence on any case: `rows` are its cases (per-case frame)."""
+    if (rows["failure"] == 1).all():
+        # No verdict, so nothing to grade, whatever its graded option: not a log without
+        # graded scores.
+        epochs = int(rows["epochs"].max())
+        each = "every epoch of every case" if epochs > 1 else "every case"
+        return f"{each} a judge failure: no verdict to grade"
     if (rows["graded_source"] == "logprobs").any():
         return "its logprobs gave no graded score on any case"
     if (rows["graded_source"] == "epochs").any() and (rows["epochs"] == 1).all():

@@ -169,6 +169,20 @@ def test_a_run_graded_off_has_no_confidence_whatever_its_epochs() -> None:
     assert found.ungraded[0].startswith("v3 with epochs: no graded score in its logs")
 
 
+@pytest.mark.parametrize(("epochs", "each"), [(2, "every epoch of every case"), (1, "every case")])
+def test_a_run_whose_every_answer_failed_says_so_not_graded_off(epochs: int, each: str) -> None:
+    # As `-T graded=epochs --epochs 2` logs a judge that never gave a verdict: no graded
+    # score on any sample, because there was no verdict to grade.
+    rows = [
+        row(f"x-{k}", k % 2 == 0, 0, "v3", e, 1, "failing", math.nan, "none", 0.01)
+        for k in range(4)
+        for e in range(1, epochs + 1)
+    ]
+    found = _results(runs(rows), EscalationOptions(alpha=0.1, delta=0.1))
+    assert found.graded == []
+    assert found.ungraded == [f"v3 with failing: {each} a judge failure: no verdict to grade"]
+
+
 def test_a_logprobs_run_without_a_reading_on_a_case_has_no_confidence_there() -> None:
     rows = [r for r in _rows() if r["model"] == "logprobs"]
     rows[1] = {**rows[1], "p_ungrounded": math.nan, "graded_source": "none"}
