@@ -8,7 +8,9 @@ explanation and a viewer column.
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
 import numpy as np
@@ -49,13 +51,49 @@ def decides(
     return found
 
 
+CONFIDENCE_DECIMALS = 3
+"""A confidence as a reader is shown it: with more only where 3 would contradict its mark."""
+
+
+def _as_read(x: float) -> Decimal:
+    # What a reader reads: the shortest decimal that is the float (as Python and the viewer
+    # print it), in exact arithmetic.
+    return Decimal(repr(x))
+
+
+def shown_apart(
+    value: float,
+    threshold: float,
+    decimals: int,
+    decided: bool,
+    confidence: Callable[[Decimal], Decimal] = lambda shown: shown,
+) -> tuple[float, str]:
+    """`value` rounded for a reader, with its text: to `decimals` places, or to more where
+    fewer would make the confidence it reads as (`confidence` of the figure shown: the figure
+    itself, or 1 - it for a grounded verdict's P(ungrounded)) contradict the mark, `decided`
+    (at or above `threshold`) or not. A confidence of 0.6496 escalated at a threshold of 0.65
+    is shown 0.6496, never 0.650. NaN stays NaN."""
+    if math.isnan(value):
+        return value, "nan"
+    limit = _as_read(threshold)
+    for places in range(decimals, 18):
+        shown = round(value, places)
+        if (confidence(_as_read(shown)) >= limit) == decided:
+            return shown, f"{shown:.{places}f}"
+    # The float itself, whose shortest decimal is the exact value's.
+    return value, repr(value)
+
+
 @dataclass(frozen=True)
 class SampleEscalation:
     """One scored sample held to a threshold: decided alone or escalated, and why."""
 
     escalation: Escalation
     confidence: float
-    """The confidence of the judge's verdict; NaN where there is none."""
+    """The confidence of the judge's verdict, exact; NaN where there is none."""
+    shown: float
+    """The confidence rounded for a reader (`shown_apart`): on its mark's side of the
+    threshold, as the explanation gives it; NaN where there is none."""
     line: str
     """What the explanation says of it."""
 
@@ -66,21 +104,25 @@ def escalate_sample(
     """A sample's verdict (1 ungrounded, 0 grounded, NaN a judge failure) and its graded score
     (NaN where none, `no_grade` saying why) held to `threshold`."""
     confidence = float(confidence_of(judge_ungrounded, p_ungrounded))
-    held = f"the threshold {threshold:g}"
-    if bool(decides(judge_ungrounded, confidence, threshold)):
+    # The threshold as given (the shortest decimal of the float), never rounded towards a
+    # confidence it separates.
+    held = f"the threshold {threshold!r}"
+    decided = bool(decides(judge_ungrounded, confidence, threshold))
+    shown, text = shown_apart(confidence, threshold, CONFIDENCE_DECIMALS, decided)
+    if decided:
         return SampleEscalation(
             "decided",
             confidence,
-            f"Decided alone: the judge's confidence in its verdict, {confidence:.3f}, is at "
-            f"or above {held}.",
+            shown,
+            f"Decided alone: the judge's confidence in its verdict, {text}, is at or above {held}.",
         )
     if math.isnan(judge_ungrounded):
         why = f"a judge failure, no verdict to hold to {held}"
     elif math.isnan(confidence):
         why = f"no confidence to hold to {held}" + (f": {no_grade}" if no_grade else "")
     else:
-        why = f"the judge's confidence in its verdict, {confidence:.3f}, is below {held}"
-    return SampleEscalation("escalated", confidence, f"Escalated to a person: {why}.")
+        why = f"the judge's confidence in its verdict, {text}, is below {held}"
+    return SampleEscalation("escalated", confidence, shown, f"Escalated to a person: {why}.")
 
 
 def hold_sample(

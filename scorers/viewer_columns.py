@@ -5,6 +5,7 @@ viewer's sample list can show them as columns. The task reduces nothing over epo
 would turn each string into 0.0), so they stay as written.
 """
 
+import math
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
@@ -16,7 +17,7 @@ from inspect_ai.viewer import (
     ViewerConfig,
 )
 
-from farejudge.scorers.escalation import hold_sample
+from farejudge.scorers.escalation import hold_sample, shown_apart
 from farejudge.scorers.metrics import Counts
 
 VERDICT_SCORER = "verdict_agreement"
@@ -71,23 +72,38 @@ DERIVATION = ("relation", "derived_from")
 """Metadata of a metamorphic sample the viewer shows as columns."""
 
 ESCALATION_ROLES: dict[str, Role] = {"decided": "good", "escalated": "warn"}
-ESCALATION_LABELS = {"escalation": "Decided or escalated", "confidence": "Confidence of verdict"}
-
-
-CONFIDENCE_DECIMALS = 3
-"""As the explanation gives it: the viewer shows this column whatever it is told."""
+ESCALATION_LABELS = {
+    "escalation": "Decided or escalated",
+    "confidence_shown": "Confidence of verdict",
+    "confidence": "Confidence of verdict, exact",
+}
 
 
 def held_score(scored: Score, graded: str, threshold: float) -> Score:
     """A scored sample held to a confidence threshold (`-T threshold=`; `graded`, its graded
     mode): its value gains the columns, decided alone or escalated and the confidence of the
-    verdict (NaN where there is none), and its explanation says which and why."""
+    verdict (NaN where there is none), and its explanation says which and why.
+
+    The confidence is kept exact (a filter `confidence >= 0.65` lists the decided); the figures
+    a reader is shown, the confidence and P(ungrounded), are rounded as far as they can be
+    without reading as the other side of the threshold (`shown_apart`)."""
     value = cast(dict[str, Any], scored.value)
     held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], graded, threshold)
-    columns = {
+    columns: dict[str, Any] = {
         "escalation": held.escalation,
-        "confidence": round(held.confidence, CONFIDENCE_DECIMALS),
+        "confidence": held.confidence,
+        "confidence_shown": held.shown,
     }
+    if not math.isnan(held.confidence):
+        # The confidence is P(ungrounded) for an ungrounded verdict, 1 - it for a grounded one.
+        grounded = value["judge_ungrounded"] == 0
+        columns["p_shown"], _ = shown_apart(
+            value["p_ungrounded"],
+            threshold,
+            SHOWN_DECIMALS,
+            held.escalation == "decided",
+            (lambda p: 1 - p) if grounded else (lambda p: p),
+        )
     return scored.model_copy(
         update={
             "value": {**value, **columns},
@@ -102,7 +118,15 @@ def _column(key: str, visible: bool = True, scorer: str = VERDICT_SCORER) -> Tas
 
 def _viewer(name: str, derivation: tuple[str, ...], escalation: bool) -> ViewerConfig:
     # A run held to a threshold: whether each sample was decided alone, beside the outcome.
-    held = [_column("escalation"), _column("confidence", visible=False)] if escalation else []
+    held = (
+        [
+            _column("escalation"),
+            _column("confidence_shown", visible=False),
+            _column("confidence", visible=False),
+        ]
+        if escalation
+        else []
+    )
     return ViewerConfig(
         task_samples_view=TaskSamplesView(
             name=name,
@@ -184,7 +208,13 @@ def _production(key: str, visible: bool = True) -> TaskSamplesColumn:
 def production_viewer(escalation: bool) -> ViewerConfig:
     """The production task's sample list; held to a confidence threshold or not."""
     held = (
-        [_production("escalation"), _production("confidence", visible=False)] if escalation else []
+        [
+            _production("escalation"),
+            _production("confidence_shown", visible=False),
+            _production("confidence", visible=False),
+        ]
+        if escalation
+        else []
     )
     return ViewerConfig(
         task_samples_view=TaskSamplesView(
