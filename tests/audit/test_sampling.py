@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from farejudge.audit.design import FLAGGED, PASSED, AuditSample, strata_by_verdict
+from farejudge.audit.design import ESCALATED, FLAGGED, PASSED, AuditSample, strata_by_verdict
 from farejudge.audit.judged import read_judged
 from farejudge.audit.sampling import check_drawn
 from farejudge.core.errors import InputError
@@ -189,6 +189,30 @@ def test_the_strata_are_the_verdicts_of_the_logs_the_sample_was_drawn_from(
     assert [(s["name"], s["population"]) for s in record["sample"]["strata"]] == [
         (s.name, s.population) for s in sample.strata
     ]
+
+
+@pytest.mark.slow
+def test_an_escalated_stratum_not_drawn_in_full_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    held = judged_week(tmp_path / "week", COUNT, held=True)
+    sample = draw(held, tmp_path / "sample", "--judged", str(held.logs), "--escalated", size=10)
+    escalated = next(s for s in sample.strata if s.name == ESCALATED)
+    at = sample.stratum_of.index(ESCALATED)
+
+    def one_left_out(record: dict[str, Any]) -> None:
+        del record["ids"][at], record["stratum_of"][at]
+        for stratum in record["strata"]:
+            if stratum["name"] == ESCALATED:
+                stratum["size"] -= 1
+
+    edit(tmp_path / "sample" / "sample.json", one_left_out)
+    where = [s.name for s in sample.strata].index(ESCALATED)
+    assert _refused(held, tmp_path / "sample", capsys).startswith(
+        f"{tmp_path / 'sample' / 'sample.json'}: strata[{where}] is 'escalated: "
+        f"{escalated.size - 1} of {escalated.population}', but its seed 5 draws 'escalated: "
+        f"{escalated.size} of {escalated.population}'"
+    )
 
 
 @pytest.mark.slow
