@@ -26,6 +26,7 @@ from typing import Any
 import yaml
 from datasets import DatasetInfo
 from datasets.info import DatasetInfosDict
+from generated_page import replace_between
 from huggingface_hub import DatasetCardData
 
 from farejudge.core.case_schema import Case, case_features
@@ -175,12 +176,7 @@ def agreement_records() -> dict[str, dict[str, Any]]:
 
 
 def _replaced(text: str, markers: tuple[str, str], body: str) -> str:
-    start, end = markers
-    head, sep1, rest = text.partition(start)
-    _, sep2, tail = rest.partition(end)
-    if not sep1 or not sep2:
-        raise SystemExit(f"{CARD}: markers {start!r} and {end!r} not found")
-    return f"{head}{start}\n{body}\n{end}{tail}"
+    return replace_between(text, *markers, body, str(CARD))
 
 
 def updated_card(card_text: str, cases: list[Case]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import tempfile
@@ -37,3 +38,28 @@ def check_or_write(
     os.replace(out.name, page)
     print(f"wrote {shown}")
     return 0
+
+
+def replace_between(text: str, begin: str, end: str, body: str, where: str) -> str:
+    """`text` with what lies between its `begin` and `end` markers replaced by `body` (the
+    markers kept, each on its own line); exits naming `where` when a marker is missing."""
+    head, found_begin, rest = text.partition(begin)
+    _, found_end, tail = rest.partition(end)
+    if not found_begin or not found_end:
+        raise SystemExit(f"{where} has no generated block: add {begin} ... {end}")
+    return f"{head}{begin}\n{body}\n{end}{tail}"
+
+
+def first_difference(expected: str, actual: str) -> str | None:
+    """None when the texts agree, else, in one line, the first line the code writes and the
+    page lacks (or, if none, the first line the page has and the code no longer writes)."""
+    changed = [
+        line
+        for line in difflib.unified_diff(actual.splitlines(), expected.splitlines(), lineterm="")
+        if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))
+    ]
+    for mark, side in (("+", "the code writes"), ("-", "the page has, the code does not")):
+        for line in changed:
+            if line.startswith(mark):
+                return f"{side} {line[1:].strip()[:160]!r}"
+    return None if expected == actual else "whitespace differs"

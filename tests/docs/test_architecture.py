@@ -1,14 +1,20 @@
 """docs/architecture.md's diagrams are what scripts/architecture.py draws from the import graph,
-and an import added across folders changes them."""
+and an import added across folders changes them; its layers are pyproject.toml's layers
+contracts; its text names every folder of the package, and its table of what each folder owns
+begins each package's row with the package's own docstring."""
 
+import ast
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
 import grimp
 import pytest
 
+from tests.support.paths import REPO_ROOT
 from tests.support.scripts import SCRIPTS, load
 
 SCRIPT = SCRIPTS / "architecture.py"
@@ -69,7 +75,7 @@ EDGES = [
 
 def test_the_diagrams_by_folder_and_by_feature(architecture: ModuleType) -> None:
     block = architecture.render(_graph(EDGES), "pkg", ["pkg.comparison"])
-    assert block.startswith(architecture.BEGIN) and block.endswith(architecture.END)
+    assert block.startswith("\nBy folder:") and block.endswith("```\n")
     by_folder, by_feature = block.split("```text\n")[1:]
     assert by_folder.splitlines()[:5] == [
         "comparison/ ─┬─► labelling/  intake",
@@ -95,18 +101,130 @@ def test_an_import_across_folders_changes_the_diagram(architecture: ModuleType) 
     after = architecture.render(
         _graph([*EDGES, ("pkg.comparison.cli", "pkg.core.text")]), "pkg", ["pkg.comparison"]
     )
-    assert architecture.difference(after, before) is not None
+    assert architecture.first_difference(after, before) is not None
     assert "             └─► core/       text" in after.split("By feature")[0]
     assert "cli     ─┬─► report/\n         └─► core/       text" in after
     # An import inside one folder changes neither diagram.
     inside = architecture.render(
         _graph([*EDGES, ("pkg.evals.dataset", "pkg.evals.other")]), "pkg", ["pkg.comparison"]
     )
-    assert architecture.difference(inside, before) is None
+    assert architecture.first_difference(inside, before) is None
 
 
-def test_the_block_is_replaced_between_its_markers(architecture: ModuleType) -> None:
-    page = f"# Title\n\nbefore\n\n{architecture.BEGIN}\nold\n{architecture.END}\n\nafter\n"
-    assert architecture.with_block(page, "NEW") == "# Title\n\nbefore\n\nNEW\n\nafter\n"
-    with pytest.raises(SystemExit, match="no generated block"):
-        architecture.with_block("# Title\n", "NEW")
+def test_the_layers_are_the_layers_contracts(architecture: ModuleType) -> None:
+    config = {
+        "tool": {
+            "importlinter": {
+                "contracts": [
+                    {"name": "Top", "type": "layers", "layers": ["pkg.a", "pkg.b | pkg.c"]},
+                    {"name": "Not layers", "type": "acyclic", "source": "pkg"},
+                    {
+                        "name": "Inside",
+                        "type": "layers",
+                        "containers": ["pkg.a"],
+                        "layers": ["cli", "x : (y)"],
+                    },
+                ]
+            }
+        }
+    }
+    assert architecture.render_layers(config, "pkg").splitlines() == [
+        "",
+        "**Top**, from the top:",
+        "",
+        "1. `a`",
+        "2. `b`, `c`",
+        "",
+        "**Inside**, inside `a`, from the top:",
+        "",
+        "1. `cli`",
+        "2. `x`, `y` (which may import each other)",
+    ]
+
+
+def test_a_new_layer_makes_the_page_stale(architecture: ModuleType) -> None:
+    page = PAGE.read_text(encoding="utf-8")
+    config = architecture.contracts()
+    assert architecture.render_layers(config) in page
+    top = config["tool"]["importlinter"]["contracts"][0]
+    top["layers"].insert(1, "farejudge.made_up")
+    problem = architecture.first_difference(architecture.render_layers(config), page)
+    assert problem is not None and "`made_up`" in problem
+
+
+PAGE = REPO_ROOT / "docs" / "architecture.md"
+FOLDER_CELL = re.compile(r"^\| `(?P<folder>[^`]+)` \| (?P<owns>.*) \|$")
+
+
+def _package_dirs() -> dict[str, str]:
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    folders: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    return folders
+
+
+def _section(heading: str) -> str:
+    return PAGE.read_text(encoding="utf-8").split(f"\n## {heading}\n", 1)[1].split("\n## ")[0]
+
+
+def _summary(package_folder: Path) -> str | None:
+    """The first paragraph of the package's docstring, on one line; None for a data folder
+    (no `__init__.py`)."""
+    init = package_folder / "__init__.py"
+    if not init.exists():
+        return None
+    docstring = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+    assert docstring, f"{init.relative_to(REPO_ROOT)} has no docstring: say what the folder owns"
+    return " ".join(docstring.split("\n\n")[0].split())
+
+
+def owned(table: str) -> dict[str, str]:
+    """The table's rows: each folder (less its trailing slash) and what it owns."""
+    rows = (FOLDER_CELL.match(line) for line in table.splitlines())
+    return {row["folder"].rstrip("/"): row["owns"] for row in rows if row}
+
+
+def row_problems(folders: dict[str, str], rows: dict[str, str], root: Path) -> list[str]:
+    """Each package folder without its row in the table (a row may name a folder inside it,
+    `prompts/judge_groundedness/`), or whose row does not begin with the first paragraph of
+    the package's docstring."""
+    problems = []
+    for package, folder in folders.items():
+        named = [f for f in rows if f == folder or f.startswith(f"{folder}/")]
+        if not named:
+            problems.append(f"`{folder}/` ({package}) has no row")
+            continue
+        summary = _summary(root / folder)
+        owns = rows[named[0]]
+        # The row may go on from the summary's last word: `…this project: which providers…`.
+        if summary is not None and not owns.lower().startswith(summary.lower().rstrip(".")):
+            problems.append(f"`{folder}/`'s row does not begin with its docstring: {summary!r}")
+    return problems
+
+
+def test_the_table_has_a_row_per_package_folder_from_its_docstring() -> None:
+    assert row_problems(_package_dirs(), owned(_section("What each folder owns")), REPO_ROOT) == []
+
+
+def test_a_folder_without_its_row_or_off_its_docstring_is_named(tmp_path: Path) -> None:
+    (tmp_path / "made_up").mkdir()
+    (tmp_path / "made_up" / "__init__.py").write_text('"""Made up on purpose.\n\nMore."""\n')
+    (tmp_path / "data").mkdir()
+    folders = {"pkg.made_up": "made_up", "pkg.data": "data"}
+    table = "| `made_up/` | made up on purpose. And more. |\n| `data/cases/` | the cases |"
+    assert row_problems(folders, owned(table), tmp_path) == []
+    assert row_problems(folders, owned(table.replace("on purpose", "by hand")), tmp_path) == [
+        "`made_up/`'s row does not begin with its docstring: 'Made up on purpose.'"
+    ]
+    assert row_problems({**folders, "pkg.new": "new"}, owned(table), tmp_path) == [
+        "`new/` (pkg.new) has no row"
+    ]
+
+
+def test_the_path_of_the_data_names_every_subpackage_folder() -> None:
+    text = _section("The path of the data")
+    unnamed = [
+        f"{folder}/"
+        for package, folder in _package_dirs().items()
+        if "." in package and f"`{folder}/`" not in text
+    ]
+    assert unnamed == []
