@@ -22,7 +22,7 @@ from tests.support.audit_runs import (
     truth_label,
     write_decision,
 )
-from tests.support.kill_points import Drills, drilled, held
+from tests.support.kill_points import Drills, drill, drilled, held, set_leftovers
 
 
 def _sample(drafts: Path, week: Path, seed: int) -> list[str]:
@@ -114,3 +114,17 @@ def test_the_sample_the_estimate_and_the_trend_are_each_old_or_new_whole_at_ever
         for t in (trended.before, trended.after)
     ]
     assert periods == [["2026-W48"], ["2026-W48", "2026-W49"]]
+
+
+@pytest.mark.subprocess
+def test_the_sample_killed_from_the_start_of_the_command_at_each_step(tmp_path: Path) -> None:
+    """`judge-audit sample` armed from its start, not where it writes: the same drill, the
+    kill points counted from the command's first step in the folder."""
+    drafts_file, week = tmp_path / "drafts.jsonl", tmp_path / "2026-W49"
+    write_drafts(drafts_file, 60)
+    assert run(_sample(drafts_file, week, seed=5)) == 0
+    argv = _sample(drafts_file, week, seed=7)
+    result = drill(lambda: run(argv), week, set_leftovers("sample"))
+    held(result, "judge-audit sample, from its start")
+    assert json.loads(result.before["sample.json"])["seed"] == 5
+    assert json.loads(result.after["sample.json"])["seed"] == 7

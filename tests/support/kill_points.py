@@ -6,9 +6,9 @@ for writing. An fsync is a step as well, though Python (3.11) does not audit it:
 `os.fsync` to raise an event of its own, `os.fsync`. The audit hook runs before the call, so a
 kill at step k leaves what steps 1 to k-1 did.
 
-Each run is a child forked where the writer is called, so it holds exactly what the command had
-computed; the hook SIGKILLs the child at its k-th step, for k = 1 to the number of steps a whole
-write takes.
+Each run is a child forked where the writer is called (so it holds exactly what the command had
+computed), or where the command starts; the hook SIGKILLs the child at its k-th step, for k = 1
+to the number of steps a whole write takes.
 """
 
 import os
@@ -74,28 +74,35 @@ def _changed(event: str, args: tuple[Any, ...]) -> str | None:
     return os.path.abspath(name)
 
 
+def arm(folder: Path, kill_at: int | None) -> Callable[[], int]:
+    """This process SIGKILLed at its `kill_at`-th step in `folder` (None: never), from now on;
+    the count of its steps so far."""
+    root = str(folder.resolve())
+    steps = 0
+    real_fsync = os.fsync
+
+    def fsync(fd: Any) -> None:
+        sys.audit(FSYNC, fd)
+        real_fsync(fd)
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        nonlocal steps
+        changed = _changed(event, args)
+        if changed is not None and (changed == root or changed.startswith(root + os.sep)):
+            steps += 1
+            if steps == kill_at:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    os.fsync = fsync
+    sys.addaudithook(hook)
+    return lambda: steps
+
+
 def _child(write: Callable[[], object], folder: Path, kill_at: int | None, pipe: int) -> NoReturn:
     try:
-        root = str(folder.resolve())
-        steps = 0
-        real_fsync = os.fsync
-
-        def fsync(fd: Any) -> None:
-            sys.audit(FSYNC, fd)
-            real_fsync(fd)
-
-        def hook(event: str, args: tuple[Any, ...]) -> None:
-            nonlocal steps
-            changed = _changed(event, args)
-            if changed is not None and (changed == root or changed.startswith(root + os.sep)):
-                steps += 1
-                if steps == kill_at:
-                    os.kill(os.getpid(), signal.SIGKILL)
-
-        os.fsync = fsync
-        sys.addaudithook(hook)
+        steps = arm(folder, kill_at)
         write()
-        os.write(pipe, str(steps).encode())
+        os.write(pipe, str(steps()).encode())
         os._exit(0)
     except BaseException:
         traceback.print_exc()
@@ -141,11 +148,15 @@ class Drill:
         return [k for k, seen in enumerate(self.killed, 1) if seen not in (self.before, self.after)]
 
 
-def drill(write: Callable[[], object], folder: Path, clean: Callable[[Path], list[str]]) -> Drill:
-    """Kill `write()` at each of its steps in `folder` in turn, each time from the folder as it
-    is now, then write again as the next run would; `clean(folder)` lists what a run left
-    that it should not have. The folder (which need not exist yet) ends as a whole write
-    leaves it."""
+def drill(
+    write: Callable[[], object],
+    folder: Path,
+    clean: Callable[[Path], list[str]],
+) -> Drill:
+    """Kill `write()`, in a forked child, at each of its steps in `folder` in turn, each time
+    from the folder as it is now, then write again as the next run would; `clean(folder)`
+    lists what a run left that it should not have. The folder (which need not exist yet) ends
+    as a whole write leaves it."""
     snapshot = folder.with_name(f"{folder.name}.before")
     if folder.exists():
         shutil.copytree(folder, snapshot, symlinks=True)
@@ -154,7 +165,7 @@ def drill(write: Callable[[], object], folder: Path, clean: Callable[[Path], lis
     result.after = view(folder)
     for step in range(1, steps + 1):
         _restore(snapshot, folder)
-        assert in_child(write, folder, kill_at=step) == 0, f"step {step} was not reached"
+        assert in_child(write, folder, step) == 0, f"step {step} was not reached"
         result.killed.append(view(folder))
         in_child(write, folder)
         result.next_runs.append(view(folder))
