@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import grimp
-from generated_page import check_or_write, first_difference, replace_between
+from generated_page import write_blocks
 from package_view import ROOT, lay_out, package_dirs
 
 PAGE = ROOT / "docs" / "architecture.md"
@@ -262,16 +262,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as view:
             lay_out(package_dirs(), Path(view))
             graph = build_graph(Path(view))
-    shown = PAGE.relative_to(ROOT).as_posix()
-    updated = replace_between(PAGE.read_text(encoding="utf-8"), BEGIN, END, render(graph), shown)
-    updated = replace_between(updated, LAYERS_BEGIN, LAYERS_END, render_layers(contracts()), shown)
-    return check_or_write(
-        PAGE,
-        updated,
-        check=args.check,
-        difference=first_difference,
-        command="python scripts/architecture.py",
-    )
+    blocks = [
+        (BEGIN, END, render(graph)),
+        (LAYERS_BEGIN, LAYERS_END, render_layers(contracts())),
+    ]
+    return write_blocks(PAGE, blocks, check=args.check, command="python scripts/architecture.py")
 
 
 if __name__ == "__main__":

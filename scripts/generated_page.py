@@ -6,7 +6,7 @@ import difflib
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,3 +63,15 @@ def first_difference(expected: str, actual: str) -> str | None:
             if line.startswith(mark):
                 return f"{side} {line[1:].strip()[:160]!r}"
     return None if expected == actual else "whitespace differs"
+
+
+def write_blocks(
+    page: Path, blocks: Sequence[tuple[str, str, str]], *, check: bool, command: str
+) -> int:
+    """`check_or_write` of the page with each `(begin, end, body)` written between its markers,
+    a stale page named by the first line that differs."""
+    shown = page.relative_to(ROOT).as_posix() if page.is_relative_to(ROOT) else str(page)
+    text = page.read_text(encoding="utf-8")
+    for begin, end, body in blocks:
+        text = replace_between(text, begin, end, body, shown)
+    return check_or_write(page, text, check=check, difference=first_difference, command=command)

@@ -19,7 +19,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 
-from generated_page import ROOT, check_or_write, first_difference, replace_between
+from generated_page import ROOT, write_blocks
 
 from farejudge.evals.prompt_versions import MANIFEST, Manifest, load_manifest
 
@@ -70,16 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the page is stale")
     args = parser.parse_args(argv)
-    updated = replace_between(
-        PAGE.read_text(encoding="utf-8"), BEGIN, END, render(load_manifest()), PAGE.name
-    )
-    return check_or_write(
-        PAGE,
-        updated,
-        check=args.check,
-        difference=first_difference,
-        command="python scripts/prompt_table.py",
-    )
+    block = (BEGIN, END, render(load_manifest()))
+    return write_blocks(PAGE, [block], check=args.check, command="python scripts/prompt_table.py")
 
 
 if __name__ == "__main__":
