@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from farejudge.core.atomic_files import OutputError, write_together
 from farejudge.core.commands import Command
 from farejudge.core.drafts import read_drafts
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling.agreement import Agreement, Pair, compare, gold_label
-from farejudge.labelling.draft_file import write_atomic
 from farejudge.labelling.label_file import read_labels
 from farejudge.labelling.records import Label, Labelled
 
@@ -208,9 +208,20 @@ def run(argv: Sequence[str] | None = None) -> int:
     markdown = render_markdown(agreement, args.min_kappa)
     print(markdown)
     if args.out is not None:
-        write_atomic(args.out / "agreement.md", [markdown])
         record = json.dumps(render_json(agreement, args.min_kappa), indent=2, ensure_ascii=False)
-        write_atomic(args.out / "agreement.json", [record])
+        try:
+            # Together: agreement.json (what judge-promote reads) and the page explaining it.
+            write_together(
+                args.out,
+                "agreement",
+                {
+                    "agreement.md": lambda out: out.write(markdown + "\n"),
+                    "agreement.json": lambda out: out.write(record + "\n"),
+                },
+            )
+        except OutputError as err:
+            print(f"judge-agreement: error: {err}", file=sys.stderr)
+            return 2
     return 0 if passes(agreement, args.min_kappa) else 1
 
 
@@ -219,7 +230,7 @@ main = Command(
     {
         0: "Cohen's kappa on grounded meets --min-kappa",
         1: "it is below --min-kappa (for CI)",
-        2: "input it cannot use: one line naming the file and the place",
+        2: "input it cannot use, or --out it cannot write: one line naming the file and the place",
     },
     run,
 )
