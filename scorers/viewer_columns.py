@@ -116,17 +116,20 @@ def _column(key: str, visible: bool = True, scorer: str = VERDICT_SCORER) -> Tas
     return TaskSamplesColumn.score(scorer, key, visible=visible)
 
 
+def _held(escalation: bool, scorer: str) -> list[TaskSamplesColumn]:
+    """A run held to a threshold: whether each sample was decided alone, and its confidence,
+    as shown and exact; none for a run held to none."""
+    if not escalation:
+        return []
+    return [
+        _column("escalation", scorer=scorer),
+        _column("confidence_shown", False, scorer),
+        _column("confidence", False, scorer),
+    ]
+
+
 def _viewer(name: str, derivation: tuple[str, ...], escalation: bool) -> ViewerConfig:
-    # A run held to a threshold: whether each sample was decided alone, beside the outcome.
-    held = (
-        [
-            _column("escalation"),
-            _column("confidence_shown", visible=False),
-            _column("confidence", visible=False),
-        ]
-        if escalation
-        else []
-    )
+    held = _held(escalation, VERDICT_SCORER)
     return ViewerConfig(
         task_samples_view=TaskSamplesView(
             name=name,
@@ -207,15 +210,7 @@ def _production(key: str, visible: bool = True) -> TaskSamplesColumn:
 # the judge's verdict, coloured, and what a reviewer reads it by.
 def production_viewer(escalation: bool) -> ViewerConfig:
     """The production task's sample list; held to a confidence threshold or not."""
-    held = (
-        [
-            _production("escalation"),
-            _production("confidence_shown", visible=False),
-            _production("confidence", visible=False),
-        ]
-        if escalation
-        else []
-    )
+    held = _held(escalation, PRODUCTION_SCORER)
     return ViewerConfig(
         task_samples_view=TaskSamplesView(
             name="Production: the judge's verdicts",

@@ -5,7 +5,6 @@ audit.json of the log as written (never a traceback, never other figures)."""
 
 import json
 import random
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,13 @@ import pytest
 
 from farejudge.audit.cli import EXIT_INPUT, run
 from tests.support.audit_files import (
+    REFUSED,
+    SAME,
     AuditedWeeks,
     Path_,
     audited_weeks,
     leaves,
+    outcomes,
     removed,
     replaced,
     value_at,
@@ -172,23 +174,17 @@ def test_any_one_bad_value_in_a_production_log_is_refused_or_changes_nothing(
     expected_code = _estimate(weeks, path, tmp_path / "baseline")
     expected = (tmp_path / "baseline" / "audit.json").read_bytes()
     capsys.readouterr()
-    outcomes: Counter[str] = Counter()
-    for number, (what, mutant) in enumerate(_mutants(log, MUTANTS, random.Random(SEED))):
-        _write(path, mutant)
-        out = tmp_path / f"out-{number}"
-        code = _estimate(weeks, path, out)
-        err = [line for line in capsys.readouterr().err.splitlines() if line]
-        if code == EXIT_INPUT:
-            assert len(err) == 1 and err[0].startswith("judge-audit: error: "), (what, err)
-            assert not out.exists(), what
-            outcomes["refused in one line"] += 1
-        else:
-            assert code == expected_code, (what, err)
-            assert (out / "audit.json").read_bytes() == expected, what
-            outcomes["the same audit"] += 1
-    print(f"{MUTANTS} mutants of a .json production log under estimate: {dict(outcomes)}")
-    assert sum(outcomes.values()) == MUTANTS
+    found = outcomes(
+        _mutants(log, MUTANTS, random.Random(SEED)),
+        lambda mutant: _write(path, mutant),
+        lambda out: _estimate(weeks, path, out),
+        tmp_path,
+        (expected_code, "audit.json", expected),
+        capsys,
+    )
+    print(f"{MUTANTS} mutants of a .json production log under estimate: {dict(found)}")
+    assert sum(found.values()) == MUTANTS
     # Most of a score's keys are the viewer's, which the audit does not read: about half the
     # mutants edit one of those.
-    assert outcomes["refused in one line"] >= MUTANTS // 4
-    assert outcomes["the same audit"] >= MUTANTS // 4
+    assert found[REFUSED] >= MUTANTS // 4
+    assert found[SAME] >= MUTANTS // 4

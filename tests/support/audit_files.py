@@ -7,14 +7,16 @@ one of them replaced or removed.
 """
 
 import json
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
-from farejudge.audit.cli import run
+from farejudge.audit.cli import EXIT_INPUT, run
 from farejudge.audit.design import AuditSample
 from farejudge.testing.production_runs import write_drafts
 from tests.support.audit_runs import judge_period, label_sample, write_decision
@@ -107,3 +109,38 @@ def removed(document: Any, at: Path_) -> Any:
     parent = value_at(copy, at[:-1])
     del parent[at[-1]]
     return copy
+
+
+REFUSED = "refused in one line"
+SAME = "the same figures"
+
+
+def outcomes(
+    mutants: Iterable[tuple[str, Any]],
+    write: Callable[[Any], object],
+    verb: Callable[[Path], int],
+    folder: Path,
+    expected: tuple[int, str, bytes],
+    capsys: pytest.CaptureFixture[str],
+) -> Counter[str]:
+    """Each mutant written (`write`) and the verb run into a new folder under `folder`
+    (`verb(out)`, its exit code): either refused in one line with exit 2 and nothing written,
+    or giving the expected exit code and the very record (`expected`: the code, the record's
+    file name in the folder, its bytes). How many of each; any other outcome fails, naming the
+    mutant."""
+    code_then, record, figures = expected
+    found: Counter[str] = Counter()
+    for number, (what, mutant) in enumerate(mutants):
+        write(mutant)
+        out = folder / f"out-{number}"
+        code = verb(out)
+        err = [line for line in capsys.readouterr().err.splitlines() if line]
+        if code == EXIT_INPUT:
+            assert len(err) == 1 and err[0].startswith("judge-audit: error: "), (what, err)
+            assert not out.exists(), what
+            found[REFUSED] += 1
+        else:
+            assert code == code_then, (what, err)
+            assert (out / record).read_bytes() == figures, what
+            found[SAME] += 1
+    return found
