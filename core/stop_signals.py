@@ -9,8 +9,8 @@ stop. So a server of this project installs its own handlers for both as it start
 - the first signal asks the server to stop (`stop`, which must not block: it runs in the
   main thread, which may be the one serving), and the server then finishes or drops what is
   in flight within a bounded time, says "stopped" and exits 0;
-- a second signal exits at once, with 128 + the signal's number, as a shell reports a
-  process killed by it.
+- a second signal ends the process at once, by that signal with its default disposition, as
+  if no handler had been installed (a shell reports 128 + its number).
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ class StopRequest:
         # os.write, not print: the main thread may be inside a print when the signal lands,
         # and a buffered stream refuses to be entered twice.
         os.write(2, f"{self.program}: {sig.name} again: exiting at once\n".encode())
-        os._exit(128 + signum)
+        signal.signal(sig, signal.SIG_DFL)
+        signal.raise_signal(sig)
 
 
 @contextmanager

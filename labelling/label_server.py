@@ -17,7 +17,8 @@ It stops on Ctrl-C (SIGINT) or SIGTERM, whatever its parent left them as (`core/
 it accepts no more, gives the requests in flight up to 2 seconds, says "stopped" and exits 0.
 A second signal exits at once.
 
-Exit status: 0 stopped by a signal, 2 the input was unusable, 128 + N a second signal N.
+Exit status: 0 stopped by a signal, 2 the input was unusable; a second signal ends it by that
+signal (a shell reports 128 + its number).
 """
 
 import argparse

@@ -11,7 +11,7 @@ CPU cannot run stops it with one line instead of a crash at the first request.
 
 It stops on SIGINT or SIGTERM, whatever its parent left them as (`core/stop_signals`): it
 accepts no more, gives the requests in flight up to 2 seconds, says "stopped" and exits 0. A
-second signal exits at once (128 + its number).
+second signal ends it at once, by that signal (a shell reports 128 + its number).
 """
 
 from __future__ import annotations

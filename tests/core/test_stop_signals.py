@@ -42,7 +42,7 @@ print("not reached")
 
 
 @pytest.mark.subprocess
-def test_a_second_signal_exits_at_once_with_128_plus_its_number() -> None:
+def test_a_second_signal_ends_the_process_by_that_signal_at_once() -> None:
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-c", SECOND_SIGNAL],
@@ -52,7 +52,7 @@ def test_a_second_signal_exits_at_once_with_128_plus_its_number() -> None:
         preexec_fn=as_background_job,
     )
     took = time.monotonic() - started
-    assert done.returncode == 128 + signal.SIGINT, done.stderr
+    assert done.returncode == -signal.SIGINT, done.stderr  # ended by the signal itself
     assert done.stdout == "stopping\n"
     assert done.stderr == "prog: SIGINT again: exiting at once\n"
     assert took < 5

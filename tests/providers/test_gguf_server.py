@@ -153,6 +153,6 @@ def test_a_second_signal_exits_at_once_during_a_generation(tmp_path: Path) -> No
         code = server.stop(signal.SIGINT, seconds=5)
         took = time.monotonic() - started
     print(f"the second signal during a generation: exit {code} in {took:.2f} s")
-    assert code == 128 + signal.SIGINT, server.stderr()
+    assert code == -signal.SIGINT, server.stderr()  # ended by the signal itself
     assert took < 1.0
     assert "stopped" not in server.stdout()
