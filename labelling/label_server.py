@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ValidationError
 
 from farejudge.core.case_schema import STRICT, NonEmpty
+from farejudge.core.commands import Command
 from farejudge.core.drafts import Draft, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.package_data import DATASETS
@@ -584,5 +585,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     return EXIT_OK
 
 
-def main() -> None:
-    sys.exit(run())
+main = Command(
+    "judge-label",
+    {
+        0: "stopped by SIGINT or SIGTERM, every saved label on disk (a second signal ends it by "
+        "that signal: a shell's 128 + its number)",
+        2: "input it cannot use, or a port it cannot take: one line",
+    },
+    run,
+)

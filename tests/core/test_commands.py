@@ -20,9 +20,6 @@ CONSOLE_SCRIPTS = sorted(
     for entry in distribution("farejudge").entry_points
     if entry.group == "console_scripts"
 )
-# labelling/label_server.py is another change's for now: its main becomes
-# `main = Command("judge-label", {...}, run)`; this mark then fails, and goes.
-NOT_YET = {"judge-label"}
 KEY = "sk-test-a1b2c3d4e5f6"
 
 
@@ -35,18 +32,7 @@ def _entry(name: str) -> object:
     return entry.load()
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(strict=True, reason="its module is another change's")
-            if name in NOT_YET
-            else (),
-        )
-        for name in CONSOLE_SCRIPTS
-    ],
-)
+@pytest.mark.parametrize("name", CONSOLE_SCRIPTS)
 def test_every_console_command_exits_through_the_shared_wrapper(name: str) -> None:
     main = _entry(name)
     assert isinstance(main, Command)
