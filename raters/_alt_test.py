@@ -188,9 +188,11 @@ def alt_test(
     p_values: list[float] = []
     advantages: list[float] = []
     counts: list[int] = []
-    for j in range(annotators):
+    # One annotator has no one to be compared with: no test, and only that shortfall.
+    for j in range(annotators if annotators >= 2 else 0):
         rows = observed[:, j]
-        if annotators < 2 or not rows.any():
+        if not rows.any():
+            shortfalls.append(Shortfall(f"items of annotator {j}", 0, MIN_ITEMS))
             continue
         others = np.delete(found[rows], j, axis=1)
         own = _alignment(found[rows, j : j + 1], others, scoring)

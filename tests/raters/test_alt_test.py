@@ -111,6 +111,13 @@ def test_too_few_annotators_or_items_are_said_with_how_many_more() -> None:
     assert math.isnan(one.advantage_probability) and not one.passes
     assert [str(s) for s in one.shortfalls] == ["1 annotators, the test needs 3: 2 more"]
 
+    # An annotator who labelled none of the cases the others did is named, and not tested.
+    absent = np.hstack([labels, np.full((60, 1), np.nan)])
+    without = alt_test(absent, judge, EPSILON_EXPERT)
+    assert [t.annotator for t in without.tests] == [0, 1, 2]
+    assert without.shortfalls == (Shortfall("items of annotator 3", 0, 30),)
+    assert not without.passes
+
     few = alt_test(labels[:20], judge[:20], EPSILON_EXPERT)
     assert {t.test for t in few.tests} == {"wilcoxon"}
     assert str(few.shortfalls[0]) == "20 items of annotator 0, the test needs 30: 10 more"
