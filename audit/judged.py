@@ -22,7 +22,6 @@ import pandas as pd
 from fsspec.core import url_to_fs
 from numpy.typing import NDArray
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -113,21 +112,6 @@ def _leave_out(location: str, why: str, named: bool, left_out: list[str]) -> Non
 # the task never writes (a verdict of 7, a list for a number, scores that are no mapping) is a
 # damaged or edited log, refused in one line, never a figure. Strict: a string or a boolean is
 # no number here.
-def _zero_or_one(x: float) -> float:
-    if x not in (0, 1):
-        raise ValueError(f"{x!r} is neither 0 nor 1")
-    return x
-
-
-def _share_or_none(x: float) -> float:
-    # NaN is the task's "none" (no graded score); anything else is a probability.
-    if not (math.isnan(x) or 0 <= x <= 1):
-        raise ValueError(f"{x!r} is not a probability in [0, 1]")
-    return x
-
-
-ZeroOrOne = Annotated[float, AfterValidator(_zero_or_one)]
-Probability = Annotated[float, AfterValidator(_share_or_none)]
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
 
@@ -140,18 +124,25 @@ class _Value(_Read):
     """The production scorer's value (`scorers/production_scorer.py`), as far as it is read."""
 
     judge_ungrounded: float | None
-    judge_failure: ZeroOrOne
-    p_ungrounded: Probability | None = None
+    judge_failure: float
+    p_ungrounded: float | None = None
     escalation: Literal["decided", "escalated"] | None = None
 
+    # One check of the numbers' meanings, each naming its key: a million samples pass here,
+    # and each validator is a call into Python.
     @model_validator(mode="after")
-    def _a_verdict_or_a_failure(self) -> Self:
-        verdict = self.judge_ungrounded
+    def _as_the_task_writes_it(self) -> Self:
+        failure, verdict, p = self.judge_failure, self.judge_ungrounded, self.p_ungrounded
+        if failure not in (0, 1):
+            raise ValueError(f"judge_failure {failure!r} is neither 0 nor 1")
         given = verdict is not None and not math.isnan(verdict)
-        if self.judge_failure == 1 and given:
+        if failure == 1 and given:
             raise ValueError(f"judge_ungrounded {verdict!r} for a judge failure (judge_failure 1)")
-        if self.judge_failure == 0 and verdict not in (0, 1):
+        if failure == 0 and verdict not in (0, 1):
             raise ValueError(f"judge_ungrounded {verdict!r} is neither 0 nor 1")
+        # NaN is the task's "none" (no graded score); anything else is a probability.
+        if p is not None and not (math.isnan(p) or 0 <= p <= 1):
+            raise ValueError(f"p_ungrounded {p!r} is not a probability in [0, 1]")
         return self
 
 

@@ -76,13 +76,13 @@ def _sampled(log: Any, weeks: AuditedWeeks) -> int:
         (
             (*SCORE, "judge_failure"),
             0.5,
-            "field 'scores.production_verdict.value.judge_failure': 0.5 is neither 0 nor 1",
+            "field 'scores.production_verdict.value': judge_failure 0.5 is neither 0 nor 1",
         ),
         (
             (*SCORE, "p_ungrounded"),
             1.5,
-            "field 'scores.production_verdict.value.p_ungrounded': "
-            "1.5 is not a probability in [0, 1]",
+            "field 'scores.production_verdict.value': p_ungrounded 1.5 is not a probability "
+            "in [0, 1]",
         ),
         (("epoch",), "1", "field 'epoch': Input should be a valid integer"),
     ],
