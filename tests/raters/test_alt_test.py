@@ -157,20 +157,27 @@ def _pass_rate(
 
 
 @pytest.mark.slow
-def test_level_and_power_in_simulation() -> None:
+@pytest.mark.parametrize(
+    ("epsilon", "annotator_accuracy", "worse_judge_accuracy"),
+    [(EPSILON_CROWD, 0.85, 0.70), (EPSILON_SKILLED, 0.9, 0.705), (EPSILON_EXPERT, 0.9, 0.64)],
+)
+def test_level_and_power_in_simulation(
+    epsilon: float, annotator_accuracy: float, worse_judge_accuracy: float
+) -> None:
     rng = np.random.default_rng(2025)
-    # Annotators right 90 % of the time. A judge right 70 % of the time is behind each of
-    # them by 0.16 in the test's own measure, beyond ε = 0.15: it should pass rarely.
-    gap = advantage_gap(0.9, 0.7)
-    assert gap > EPSILON_SKILLED
-    worse = _pass_rate(rng, 0.9, 0.7, EPSILON_SKILLED)
-    # A judge as good as the annotators is behind by 0.
-    assert advantage_gap(0.9, 0.9) == pytest.approx(0.0, abs=1e-12)
-    power = _pass_rate(rng, 0.9, 0.9, EPSILON_SKILLED)
+    # The worse judge trails each annotator, in the test's own measure, by a little more
+    # than ε: it should pass rarely.
+    gap = advantage_gap(annotator_accuracy, worse_judge_accuracy)
+    assert epsilon < gap < epsilon + 0.01
+    worse = _pass_rate(rng, annotator_accuracy, worse_judge_accuracy, epsilon)
+    # A judge as good as the annotators trails them by 0.
+    assert advantage_gap(annotator_accuracy, annotator_accuracy) == pytest.approx(0, abs=1e-12)
+    power = _pass_rate(rng, annotator_accuracy, annotator_accuracy, epsilon)
     print(
-        f"alternative annotator test, 1,000 sets of 3 annotators x 50 items, ε = "
-        f"{EPSILON_SKILLED}: a judge behind by {gap:.2f} passes {worse:.3f} "
-        f"(level {LEVEL}); a judge as good passes {power:.3f} (the power)"
+        f"alternative annotator test, 1,000 sets of 3 annotators x 50 items, annotators right "
+        f"{annotator_accuracy:.0%}, ε = {epsilon}: a judge behind by {gap:.3f} passes "
+        f"{worse:.3f} (level {LEVEL}); a judge as good passes {power:.3f} (the power)"
     )
     assert worse <= LEVEL + 0.02
-    assert power > 0.5
+    # Reported, not required: at 50 items the power depends on ε and the annotators.
+    assert power > worse
