@@ -5,6 +5,7 @@ sweeps what a killed one left. Each is written over the set an earlier run left 
 folder, as a weekly job rewrites it."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ import pytest
 from farejudge.audit import options
 from farejudge.audit.cli import run
 from farejudge.audit.design import AuditSample
+from farejudge.audit.estimate_command import read_sample
+from farejudge.audit.trend import read_periods
 from farejudge.core.atomic_files import write_together
 from farejudge.labelling.label_file import append_label
 from farejudge.testing.production_runs import write_drafts
@@ -92,7 +95,12 @@ def test_the_sample_the_estimate_and_the_trend_are_each_old_or_new_whole_at_ever
         append_label(w48 / "labels.jsonl", truth_label(drafts[numbers[draft]], numbers[draft]))
 
     drills: Drills = {}
-    monkeypatch.setattr(options, "write_together", drilled(write_together, drills))
+    # What reads each set: the estimate reads sample.json, the trend audit.json.
+    readers: dict[str, Callable[[Path], object]] = {
+        "sample": lambda week: read_sample(week / "sample.json"),
+        "audit": lambda audit: read_periods([audit / "audit.json"]),
+    }
+    monkeypatch.setattr(options, "write_together", drilled(write_together, drills, readers))
     # Another seed for W49's sample, W48's estimate with every label of its sample, the trend
     # over both weeks.
     assert run(_sample(drafts_file, w49, seed=7)) == 0
@@ -101,6 +109,7 @@ def test_the_sample_the_estimate_and_the_trend_are_each_old_or_new_whole_at_ever
 
     (drawn,) = drills["sample"]
     held(drawn, "judge-audit sample")
+    assert [s.seed for s in drawn.read[:2] if isinstance(s, AuditSample)] == [5, 7]
     assert json.loads(drawn.before["sample.json"])["seed"] == 5
     assert json.loads(drawn.after["sample.json"])["seed"] == 7
     (audit,) = drills["audit"]

@@ -15,6 +15,7 @@ from farejudge.comparison.deploy.decision import DECISION_FILE
 from farejudge.comparison.panel import suspects_export
 from farejudge.comparison.panel.suspects_export import KEY
 from farejudge.core.atomic_files import write_together
+from farejudge.evals.deployed_judge import load_decision
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.kill_points import Drills, drilled, held
 from tests.support.scripted_cases import run_version
@@ -39,7 +40,9 @@ def test_the_report_and_the_suspects_are_each_old_or_new_whole_at_every_kill_poi
     old_decision = json.loads((out / DECISION_FILE).read_text(encoding="utf-8"))
 
     drills: Drills = {}
-    monkeypatch.setattr(cli, "write_together", drilled(write_together, drills))
+    # The production task's reader of decision.json (-T decision=), at each kill point.
+    readers = {"report": lambda out: load_decision(str(out / DECISION_FILE))}
+    monkeypatch.setattr(cli, "write_together", drilled(write_together, drills, readers))
     monkeypatch.setattr(suspects_export, "write_together", drilled(write_together, drills))
     new = [str(tmp_path / "three"), *options, "--suspects-out", str(suspects)]
     assert cli.run(new) == cli.EXIT_OK
@@ -48,6 +51,8 @@ def test_the_report_and_the_suspects_are_each_old_or_new_whole_at_every_kill_poi
     held(report, "judge-compare's report")
     assert sorted(report.before) == sorted(report.after) == REPORT
     assert json.loads(report.before[DECISION_FILE]) == old_decision
+    # The task read a decision at every kill point, never refused one.
+    assert not [read for read in report.read if isinstance(read, str)]
     assert report.before[DECISION_FILE] != report.after[DECISION_FILE]
     (export,) = drills["suspects"]
     held(export, "judge-compare's suspects export")

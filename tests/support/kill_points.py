@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from farejudge.core.atomic_files import Writer
+from farejudge.core.errors import InputError
 
 FSYNC = "os.fsync"
 """The event the child raises for each fsync."""
@@ -137,6 +138,9 @@ class Drill:
     killed: list[View] = field(default_factory=list)
     next_runs: list[View] = field(default_factory=list)
     leftovers: list[list[str]] = field(default_factory=list)
+    read: list[object] = field(default_factory=list)
+    """What a reader of the set (the command that reads it) made of the old set, the new one,
+    and the set at each kill point; empty without a reader."""
 
     @property
     def kill_points(self) -> int:
@@ -144,29 +148,46 @@ class Drill:
 
     def mixed(self) -> list[int]:
         """The kill points (from 1) after which a reader saw neither the whole old set nor
-        the whole new one."""
-        return [k for k, seen in enumerate(self.killed, 1) if seen not in (self.before, self.after)]
+        the whole new one, by the bytes of each file or by what the set's reader read."""
+        old_or_new = (self.before, self.after)
+        seen = [k for k, files in enumerate(self.killed, 1) if files not in old_or_new]
+        if self.read:
+            old, new, *killed = self.read
+            seen += [k for k, read in enumerate(killed, 1) if read not in (old, new)]
+        return sorted(set(seen))
 
 
 def drill(
     write: Callable[[], object],
     folder: Path,
     clean: Callable[[Path], list[str]],
+    read: Callable[[Path], object] | None = None,
 ) -> Drill:
     """Kill `write()`, in a forked child, at each of its steps in `folder` in turn, each time
     from the folder as it is now, then write again as the next run would; `clean(folder)`
-    lists what a run left that it should not have. The folder (which need not exist yet) ends
-    as a whole write leaves it."""
+    lists what a run left that it should not have, `read(folder)` is what a reader of the set
+    makes of it. The folder (which need not exist yet) ends as a whole write leaves it."""
+
+    def reading() -> None:
+        if read is not None:
+            try:
+                result.read.append(read(folder))
+            except InputError as err:
+                result.read.append(f"refused: {err}")
+
     snapshot = folder.with_name(f"{folder.name}.before")
     if folder.exists():
         shutil.copytree(folder, snapshot, symlinks=True)
     result = Drill(before=view(folder))
+    reading()
     steps = in_child(write, folder)
     result.after = view(folder)
+    reading()
     for step in range(1, steps + 1):
         _restore(snapshot, folder)
         assert in_child(write, folder, step) == 0, f"step {step} was not reached"
         result.killed.append(view(folder))
+        reading()
         in_child(write, folder)
         result.next_runs.append(view(folder))
         result.leftovers.append(clean(folder))
@@ -186,7 +207,8 @@ def _restore(snapshot: Path, folder: Path) -> None:
 def held(result: Drill, what: str) -> None:
     """A drill with no mix, each next run ending as a whole write does and leaving nothing;
     prints how many kill points it tried."""
-    print(f"{what}: killed at each of {result.kill_points} steps")
+    reader = ", read by its reader at each" if result.read else ""
+    print(f"{what}: killed at each of {result.kill_points} steps{reader}")
     assert result.kill_points >= 10
     assert result.mixed() == []
     assert result.next_runs == [result.after] * result.kill_points
@@ -197,12 +219,18 @@ Drills = dict[str, list[Drill]]
 """Each set's drills, by the set's name, in the order its writer was called."""
 
 
-def drilled(real: Callable[..., list[Path]], drills: Drills) -> Callable[..., list[Path]]:
-    """`write_together` as a command calls it, drilled at each step before it writes for real."""
+def drilled(
+    real: Callable[..., list[Path]],
+    drills: Drills,
+    readers: Mapping[str, Callable[[Path], object]] | None = None,
+) -> Callable[..., list[Path]]:
+    """`write_together` as a command calls it, drilled at each step before it writes for real;
+    a set named in `readers` read by its reader at each (`drill`'s `read`)."""
 
     def write_together(folder: Path, name: str, files: Mapping[str, Any]) -> list[Path]:
+        read = (readers or {}).get(name)
         drills.setdefault(name, []).append(
-            drill(lambda: real(folder, name, files), folder, set_leftovers(name))
+            drill(lambda: real(folder, name, files), folder, set_leftovers(name), read)
         )
         return [folder / file for file in files]
 
