@@ -16,12 +16,12 @@ import pytest
 from farejudge.comparison.cli import EXIT_INPUT, EXIT_OK, run
 from farejudge.comparison.panel.suspects_export import KEY, OTHER_GOLD
 from farejudge.testing.synthetic_cases import write_cases
+from tests.support.full_disk import NO_SPACE, disk_full_on
 from tests.support.scripted_cases import run_version
 
 MODELS = ["mockllm/judge-a", "mockllm/judge-b", "mockllm/judge-c"]
 SUSPECTS = ["syn-00001", "syn-00003"]
 REPORT = ["cases.jsonl", "decision.json", "report.html", "report.md"]
-NO_SPACE = os.strerror(errno.ENOSPC)
 
 
 @pytest.fixture(scope="module")
@@ -36,19 +36,6 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def compare(logs: Path, out: Path, *options: str) -> int:
     return run([str(logs), "--out", str(out), "--quiet", "--resamples", "50", *options])
-
-
-def disk_full_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
-    """Syncing the new file `name`, in the set's new generation folder, fails as a full disk
-    fails it."""
-    real = os.fsync
-
-    def fsync(fd: int) -> None:
-        if Path(os.readlink(f"/proc/self/fd/{fd}")).name == name:
-            raise OSError(errno.ENOSPC, NO_SPACE)
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", fsync)
 
 
 def previous_report(out: Path) -> dict[str, str]:

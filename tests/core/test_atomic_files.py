@@ -16,6 +16,7 @@ from farejudge.core.atomic_files import (
     write_text_atomic,
     write_together,
 )
+from tests.support.full_disk import NO_SPACE, disk_full_on
 from tests.support.kill_points import set_leftovers, writing
 
 
@@ -109,17 +110,10 @@ def test_a_full_disk_names_the_file_and_leaves_the_previous_regular_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "a.md").write_text("written before sets\n", encoding="utf-8")
-    real = os.fsync
-
-    def full(fd: int) -> None:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith("/a.md"):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", full)
+    disk_full_on(monkeypatch, "a.md")
     with pytest.raises(OutputError) as raised:
         _set(tmp_path, "new", "a.json", "a.md")
-    assert str(raised.value) == f"cannot write {tmp_path / 'a.md'}: No space left on device"
+    assert str(raised.value) == f"cannot write {tmp_path / 'a.md'}: {NO_SPACE}"
     assert os.listdir(tmp_path) == ["a.md"] and not (tmp_path / "a.md").is_symlink()
 
 

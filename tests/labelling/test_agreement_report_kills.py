@@ -2,9 +2,7 @@
 judge-promote reads) and agreement.md (the page explaining it) are the old pair or the new one,
 never a mix, and the next run sweeps what a killed one left; a full disk is one line, exit 2."""
 
-import errno
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ import pytest
 from farejudge.core.atomic_files import write_together
 from farejudge.labelling import agreement_report
 from farejudge.labelling.label_file import append_label
+from tests.support.full_disk import NO_SPACE, disk_full_on
 from tests.support.kill_points import Drills, drilled, held
 from tests.support.labels import DRAFTS, alice, bob, write_drafts
 
@@ -50,17 +49,10 @@ def test_a_full_disk_is_one_line_and_leaves_the_previous_pair(
     args = [*_labelled(tmp_path, 10), "--out", str(out)]
     assert agreement_report.main(args) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir() if not p.name.startswith(".")}
-    real = os.fsync
-
-    def full(fd: int) -> None:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith("/agreement.json"):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        real(fd)
-
-    monkeypatch.setattr(os, "fsync", full)
+    disk_full_on(monkeypatch, "agreement.json")
     capsys.readouterr()
     assert agreement_report.main(args) == 2
     assert capsys.readouterr().err == (
-        f"judge-agreement: error: cannot write {out / 'agreement.json'}: No space left on device\n"
+        f"judge-agreement: error: cannot write {out / 'agreement.json'}: {NO_SPACE}\n"
     )
     assert {p.name: p.read_bytes() for p in out.iterdir() if not p.name.startswith(".")} == before

@@ -1,9 +1,12 @@
-"""A real filesystem with little or no room left: a small tmpfs, mounted for one test.
+"""A real filesystem with little or no room left: a small tmpfs, mounted for one test; or one
+file's sync failing as a full disk fails it.
 
 Mounting needs root (or CAP_SYS_ADMIN); where the mount is refused the test is skipped, saying
 why.
 """
 
+import errno
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -35,3 +38,19 @@ def full_folder(where: Path, free_bytes: int = 0) -> Iterator[Path]:
         yield where
     finally:
         subprocess.run(["umount", "--lazy", str(where)], check=True)
+
+
+NO_SPACE = os.strerror(errno.ENOSPC)
+
+
+def disk_full_on(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Syncing a file named `name` (wherever it is written: a set's new generation folder)
+    fails as a full disk fails it."""
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        if Path(os.readlink(f"/proc/self/fd/{fd}")).name == name:
+            raise OSError(errno.ENOSPC, NO_SPACE)
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
