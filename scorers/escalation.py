@@ -4,17 +4,22 @@ is escalated (to a stronger judge, then a person).
 
 judge-compare calibrates the threshold on gold (`comparison/escalation/`); a run given it
 (`-T threshold=`) marks each sample decided or escalated, in its score's value, its
-explanation and a viewer column.
+explanation and a viewer column (`held_score`).
 """
 
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    # judge-compare imports this module and starts without importing Inspect (seconds of its
+    # start-up): a score is read here through its own methods, its type by the type check.
+    from inspect_ai.scorer import Score
 
 Floats = NDArray[np.float64]
 
@@ -136,3 +141,37 @@ def hold_sample(
             judge_ungrounded, math.nan, threshold, "graded=epochs grades the whole case"
         )
     return escalate_sample(judge_ungrounded, p_ungrounded, threshold)
+
+
+def held_score(scored: "Score", graded: str, threshold: float, p_decimals: int) -> "Score":
+    """A scored sample held to a confidence threshold (`-T threshold=`; `graded`, its graded
+    mode): its value gains the columns, decided alone or escalated and the confidence of the
+    verdict (NaN where there is none), and its explanation says which and why.
+
+    The confidence is kept exact (a filter `confidence >= 0.65` lists the decided); the figures
+    a reader is shown, the confidence and P(ungrounded) (to `p_decimals` places, as the sample
+    list shows it: `viewer_columns.SHOWN_DECIMALS`), are rounded as far as they can be without
+    reading as the other side of the threshold (`shown_apart`)."""
+    value = cast(dict[str, Any], scored.value)
+    held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], graded, threshold)
+    columns: dict[str, Any] = {
+        "escalation": held.escalation,
+        "confidence": held.confidence,
+        "confidence_shown": held.shown,
+    }
+    if not math.isnan(held.confidence):
+        # The confidence is P(ungrounded) for an ungrounded verdict, 1 - it for a grounded one.
+        grounded = value["judge_ungrounded"] == 0
+        columns["p_shown"], _ = shown_apart(
+            value["p_ungrounded"],
+            threshold,
+            p_decimals,
+            held.escalation == "decided",
+            (lambda p: 1 - p) if grounded else (lambda p: p),
+        )
+    return scored.model_copy(
+        update={
+            "value": {**value, **columns},
+            "explanation": f"{scored.explanation}\n\n{held.line}",
+        }
+    )

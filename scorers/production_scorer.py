@@ -16,6 +16,7 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import Score, Scorer, Target, grouped, scorer
 from inspect_ai.solver import TaskState
 
+from farejudge.scorers.escalation import held_score
 from farejudge.scorers.graded import Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -23,7 +24,7 @@ from farejudge.scorers.logged_name import register_logged_name
 from farejudge.scorers.metrics import flagged_rate, judge_failure_rate
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
 from farejudge.scorers.verdict_scorer import output_failure, reasoning_parts, sample_errored
-from farejudge.scorers.viewer_columns import SHOWN_DECIMALS, held_score
+from farejudge.scorers.viewer_columns import SHOWN_DECIMALS
 
 FAILURE = "judge failure"
 FAILURE_LINE = (
@@ -148,7 +149,7 @@ def production_verdict(graded: str = "auto", threshold: float | None = None) -> 
             return None
         mode = option.mode(str(state.model))
         scored = production_score(state.output, mode, state.metadata)
-        return scored if threshold is None else held_score(scored, mode, threshold)
+        return scored if threshold is None else held_score(scored, mode, threshold, SHOWN_DECIMALS)
 
     return score
 

@@ -21,6 +21,7 @@ from farejudge.core.case_schema import Verdict
 from farejudge.core.sample_case import GoldTarget, case_texts
 from farejudge.core.spans import SpanOverlap, quote_overlap
 from farejudge.scorers.claims import ClaimComparison, compare_claims
+from farejudge.scorers.escalation import held_score
 from farejudge.scorers.graded import GradedScore, Reading, graded_score, sample_reading
 from farejudge.scorers.graded_option import GradedMode, GradedOption
 from farejudge.scorers.length_bounds import over_long, over_long_note
@@ -42,7 +43,7 @@ from farejudge.scorers.metrics import (
     verdict_accuracy,
 )
 from farejudge.scorers.verdict import JudgeFailure, ParsedVerdict, parse_verdict
-from farejudge.scorers.viewer_columns import held_score, review_fields
+from farejudge.scorers.viewer_columns import SHOWN_DECIMALS, review_fields
 
 
 class Graded(Protocol):
@@ -407,7 +408,7 @@ def verdict_agreement(graded: str = "auto", threshold: float | None = None) -> S
         value = cast(dict[str, float], scored.value)
         columns = review_fields(value, scored.answer or "", state.metadata, gold.question)
         scored = scored.model_copy(update={"value": {**value, **columns}})
-        return scored if threshold is None else held_score(scored, mode, threshold)
+        return scored if threshold is None else held_score(scored, mode, threshold, SHOWN_DECIMALS)
 
     return score
 

@@ -5,11 +5,9 @@ viewer's sample list can show them as columns. The task reduces nothing over epo
 would turn each string into 0.0), so they stay as written.
 """
 
-import math
 from collections.abc import Mapping
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
-from inspect_ai.scorer import Score
 from inspect_ai.viewer import (
     TaskSamplesColumn,
     TaskSamplesSort,
@@ -17,7 +15,6 @@ from inspect_ai.viewer import (
     ViewerConfig,
 )
 
-from farejudge.scorers.escalation import hold_sample, shown_apart
 from farejudge.scorers.metrics import Counts
 
 VERDICT_SCORER = "verdict_agreement"
@@ -77,39 +74,6 @@ ESCALATION_LABELS = {
     "confidence_shown": "Confidence of verdict",
     "confidence": "Confidence of verdict, exact",
 }
-
-
-def held_score(scored: Score, graded: str, threshold: float) -> Score:
-    """A scored sample held to a confidence threshold (`-T threshold=`; `graded`, its graded
-    mode): its value gains the columns, decided alone or escalated and the confidence of the
-    verdict (NaN where there is none), and its explanation says which and why.
-
-    The confidence is kept exact (a filter `confidence >= 0.65` lists the decided); the figures
-    a reader is shown, the confidence and P(ungrounded), are rounded as far as they can be
-    without reading as the other side of the threshold (`shown_apart`)."""
-    value = cast(dict[str, Any], scored.value)
-    held = hold_sample(value["judge_ungrounded"], value["p_ungrounded"], graded, threshold)
-    columns: dict[str, Any] = {
-        "escalation": held.escalation,
-        "confidence": held.confidence,
-        "confidence_shown": held.shown,
-    }
-    if not math.isnan(held.confidence):
-        # The confidence is P(ungrounded) for an ungrounded verdict, 1 - it for a grounded one.
-        grounded = value["judge_ungrounded"] == 0
-        columns["p_shown"], _ = shown_apart(
-            value["p_ungrounded"],
-            threshold,
-            SHOWN_DECIMALS,
-            held.escalation == "decided",
-            (lambda p: 1 - p) if grounded else (lambda p: p),
-        )
-    return scored.model_copy(
-        update={
-            "value": {**value, **columns},
-            "explanation": f"{scored.explanation}\n\n{held.line}",
-        }
-    )
 
 
 def _column(key: str, visible: bool = True, scorer: str = VERDICT_SCORER) -> TaskSamplesColumn:

@@ -2,24 +2,12 @@
 verdict, outcome."""
 
 import math
-import re
-from decimal import Decimal
 from pathlib import Path
-from typing import Any, cast
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from inspect_ai.scorer import Score
 from inspect_ai.viewer import TaskSamplesView
 
 from farejudge.evals.dataset import load_cases
-from farejudge.scorers.viewer_columns import (
-    OUTCOME_ROLES,
-    SHOWN_DECIMALS,
-    VERDICT_SCORER,
-    held_score,
-    review_fields,
-)
+from farejudge.scorers.viewer_columns import OUTCOME_ROLES, VERDICT_SCORER, review_fields
 from tests.support.scripted_cases import FIXTURE_CASES, run_version
 
 
@@ -87,73 +75,3 @@ def test_the_sample_list_shows_p_ungrounded_rounded_and_the_question_on_one_line
     assert fields["question"] == "How much? 1. For kids 2. For seniors"
     failed = review_fields({**value, "p_ungrounded": math.nan}, "judge failure", metadata, question)
     assert math.isnan(float(failed["p_shown"]))
-
-
-# --- a confidence held to a threshold: the figures shown never contradict the mark -------------
-
-_READ = re.compile(r"confidence in its verdict, ([0-9.]+), is .* the threshold ([0-9.e-]+)\.$")
-
-
-def _held(verdict: int, p_ungrounded: float, threshold: float) -> dict[str, Any]:
-    scored = Score(
-        value={
-            "judge_ungrounded": float(verdict),
-            "judge_failure": 0.0,
-            "p_ungrounded": p_ungrounded,
-            "p_shown": round(p_ungrounded, SHOWN_DECIMALS),
-        },
-        explanation="The judge says so.",
-    )
-    held = held_score(scored, "logprobs", threshold)
-    value = cast(dict[str, Any], held.value)
-    assert held.explanation is not None
-    return {**value, "line": held.explanation.splitlines()[-1]}
-
-
-def test_a_confidence_just_below_the_threshold_is_not_shown_at_it() -> None:
-    # Issue 62: 0.6496 was recorded as 0.65, escalated, "0.650 is below the threshold 0.65".
-    below = _held(1, 0.6496, 0.65)
-    assert below["escalation"] == "escalated"
-    assert below["confidence"] == 0.6496
-    assert below["confidence_shown"] == 0.6496
-    assert below["line"] == (
-        "Escalated to a person: the judge's confidence in its verdict, 0.6496, is below the "
-        "threshold 0.65."
-    )
-    assert below["p_shown"] == 0.6496
-    above = _held(1, 0.6504, 0.65)
-    assert above["escalation"] == "decided"
-    assert above["confidence"] == 0.6504 and above["confidence_shown"] == 0.65
-    assert "verdict, 0.650, is at or above the threshold 0.65." in above["line"]
-    assert above["p_shown"] == 0.65
-
-
-@settings(max_examples=400, derandomize=True)
-@given(
-    threshold=st.floats(0.5, 0.99, allow_nan=False).map(lambda t: round(t, 4)),
-    offset=st.one_of(
-        st.just(0.0),
-        st.floats(-0.005, 0.005, allow_nan=False),
-        st.integers(-3, 3).map(lambda n: n * 1e-12),
-    ),
-    verdict=st.sampled_from([0, 1]),
-)
-def test_no_figure_shown_contradicts_the_mark(
-    threshold: float, offset: float, verdict: int
-) -> None:
-    confidence = min(1.0, max(0.0, threshold + offset))
-    p = confidence if verdict == 1 else 1 - confidence
-    held = _held(verdict, p, threshold)
-    decided = held["escalation"] == "decided"
-    exact = p if verdict == 1 else 1 - p
-    assert decided == (exact >= threshold)
-    assert held["confidence"] == exact
-    limit = Decimal(repr(threshold))
-    # The column, the explanation's figure and threshold, and P(ungrounded) as shown.
-    assert (Decimal(repr(held["confidence_shown"])) >= limit) == decided
-    found = _READ.search(held["line"])
-    assert found is not None, held["line"]
-    assert Decimal(found.group(2)) == limit
-    assert (Decimal(found.group(1)) >= limit) == decided
-    shown_p = Decimal(repr(held["p_shown"]))
-    assert ((shown_p if verdict == 1 else 1 - shown_p) >= limit) == decided
