@@ -3,8 +3,10 @@
 **One file** (`atomic_output`, `write_text_atomic`, …): a temporary file in the same folder,
 synced, then renamed over the old one. A reader sees the old file or the whole new one, never a
 torn one. An error while writing (a full disk) removes the temporary. A kill (SIGKILL, a power
-cut) may leave one beside the file, `.NAME.<random>.tmp`, which no reader takes for the file.
-The rename is atomic only within one filesystem, hence the same folder.
+cut) may leave one beside the file, `.NAME.<random>.tmp`, which no reader takes for the file;
+the next write of the file removes it (each writer holds a lock on its temporary, which the
+kernel drops when the writer dies, so a live writer's is left alone). The rename is atomic only
+within one filesystem, hence the same folder.
 
 **A set of files read together** (a report's Markdown, page, listing and decision; an audit's
 record and report; a sample and its drafts): `write_together`. Renaming its files one at a time
@@ -71,14 +73,50 @@ def atomic_binary_output(path: Path) -> Iterator[IO[bytes]]:
 @contextmanager
 def _atomic(path: Path, *, binary: bool) -> Iterator[IO[str] | IO[bytes]]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    handle, temporary = _held_temporary(path)
     try:
+        for entry in os.scandir(path.parent):
+            if _temporary_of(path.name, entry.name) and entry.path != temporary:
+                _remove_if_abandoned(Path(entry.path))
         with _synced(handle, _mode_for(path), binary=binary) as out:
             yield out
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _held_temporary(path: Path) -> tuple[int, str]:
+    """A new temporary file beside `path`, locked (flock) for as long as it is open: the lock
+    tells the next writer of `path` that this one is alive, and the kernel drops it when this
+    one dies, however."""
+    while True:
+        handle, temporary = tempfile.mkstemp(
+            dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        if _same_file(handle, Path(temporary)):
+            return handle, temporary
+        # Another writer of `path` took it for a killed writer's, between the two calls.
+        os.close(handle)
+
+
+def _remove_if_abandoned(temporary: Path) -> None:
+    """A temporary file of `path` removed if no writer holds it: its writer was killed."""
+    try:
+        handle = os.open(temporary, os.O_RDONLY)
+    except FileNotFoundError:
+        # Renamed into place, or removed, since the folder was listed.
+        return
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+        if _same_file(handle, temporary):
+            temporary.unlink()
+    finally:
+        os.close(handle)
 
 
 @contextmanager

@@ -2,6 +2,7 @@
 a set of files is replaced together (its kills: test_atomic_files_kills.py)."""
 
 import errno
+import fcntl
 import os
 import traceback
 from pathlib import Path
@@ -157,3 +158,20 @@ def test_writers_of_one_set_take_turns(tmp_path: Path) -> None:
     (tag,) = {text.split()[0] for text in seen.values()}
     assert seen == {name: f"{tag} {name}\n" for name in names}
     assert set_leftovers("a")(tmp_path) == []
+
+
+def test_the_next_write_sweeps_a_dead_writers_temporary_not_a_live_ones(tmp_path: Path) -> None:
+    target = tmp_path / "drafts.jsonl"
+    live = tmp_path / ".drafts.jsonl.live01.tmp"
+    dead = tmp_path / ".drafts.jsonl.dead01.tmp"
+    dead.write_text("a killed writer's", encoding="utf-8")
+    handle = os.open(live, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        # What a writer still at work holds (farejudge.core.atomic_files._held_temporary).
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        write_text_atomic(target, "new\n")
+        assert sorted(p.name for p in tmp_path.iterdir()) == [live.name, "drafts.jsonl"]
+    finally:
+        os.close(handle)
+    write_text_atomic(target, "newer\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["drafts.jsonl"]
