@@ -15,8 +15,8 @@ each file of the set is a symbolic link, `NAME -> .SET.set/current/NAME`, and `c
 link to the generation folder that holds the whole set. A new set is written whole into a new
 generation folder; replacing `current` by one rename(2) is the commit. Before it every reader,
 by the paths it always used, sees the whole old set; after it, the whole new one. The next write
-of the set removes what a killed one left. docs/reliability.md ("A set of files") says why
-this and not a journal.
+of the set removes what a killed one left. docs/reliability.md ("Sets of files: the old set or
+the new one") says why this and not a journal, with SQLite's atomic commit as the anchor.
 """
 
 from __future__ import annotations
