@@ -38,7 +38,7 @@ from farejudge.raters._alt_test import (
     alt_test,
 )
 from farejudge.raters._dawid_skene import DawidSkene, dawid_skene
-from farejudge.raters._labels import Interval, label_matrix
+from farejudge.raters._labels import label_matrix
 from farejudge.raters._panel import MOSTLY_ONE_JUDGE, EffectiveJudges, effective_judges
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
     "AnnotatorTest",
     "DawidSkene",
     "EffectiveJudges",
-    "Interval",
     "Scoring",
     "Shortfall",
     "agreement",

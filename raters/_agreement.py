@@ -13,13 +13,12 @@ from itertools import combinations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from farejudge.core.intervals import Interval, percentile_interval
 from farejudge.raters._labels import (
     Floats,
-    Interval,
     category_counts,
     item_weights,
     label_matrix,
-    percentile_interval,
 )
 
 

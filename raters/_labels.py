@@ -1,30 +1,14 @@
-"""The label matrix every figure here reads, and the case resamples of their intervals.
+"""The label matrix every figure here reads, and the item resamples of their intervals.
 
 A label matrix has a row per item (a case) and a column per annotator; an entry is the
 annotator's label, NaN where that annotator did not label that item. Binary labels are 1 for
 ungrounded and 0 for grounded, as `Confusion` counts them.
 """
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 Floats = NDArray[np.float64]
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A figure and its percentile bootstrap interval; NaN ends where it has none.
-
-    The comparison's `stats.Interval` has the same fields; it sits above this package, which
-    the comparison, the labelling and the audit all import, so it cannot be imported here.
-    """
-
-    estimate: float
-    low: float
-    high: float
 
 
 def label_matrix(labels: ArrayLike, *, binary: bool = False) -> Floats:
@@ -55,14 +39,3 @@ def item_weights(items: int, resamples: int, seed: int) -> Floats:
     replacement (a row per resample): a figure of per-item totals is then one matrix product."""
     rng = np.random.default_rng(seed)
     return rng.multinomial(items, np.full(items, 1 / items), size=resamples).astype(float)
-
-
-def percentile_interval(estimate: float, values: Floats, level: float) -> Interval:
-    """The percentile interval of resampled `values` (resamples where the figure is undefined,
-    NaN, left out) around `estimate`."""
-    values = values[~np.isnan(values)]
-    if math.isnan(estimate) or len(values) == 0:
-        return Interval(estimate, math.nan, math.nan)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return Interval(estimate, float(low), float(high))

@@ -11,12 +11,11 @@ from itertools import combinations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from farejudge.core.intervals import Interval, percentile_interval
 from farejudge.raters._labels import (
     Floats,
-    Interval,
     item_weights,
     label_matrix,
-    percentile_interval,
 )
 
 MOSTLY_ONE_JUDGE = 1.5

@@ -2,11 +2,12 @@
 
 Proportions get a Wilson score interval; every other figure gets a percentile interval over
 case resamples (`stats.bootstrap`). McNemar's test is the exact binomial test on the
-discordant pairs.
+discordant pairs. The interval type and the percentile interval live in `core.intervals`,
+shared with the annotators' figures (`farejudge.raters`); the comparison and the audit import
+them from here as before.
 """
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,27 +17,10 @@ from scipy.special import ndtri
 # scipy.stats costs a second of every judge-compare: the ufuncs alone give the same values.
 from scipy.special._ufuncs import _binom_cdf, _binom_isf, _binom_pmf, _binom_ppf, _binom_sf
 
+from farejudge.core.intervals import Interval as Interval
+from farejudge.core.intervals import percentile_interval as percentile_interval
+
 Z95 = float(ndtri(0.975))
-
-
-@dataclass(frozen=True)
-class Interval:
-    """An estimate and its interval; all NaN where the figure is undefined (no trials)."""
-
-    estimate: float
-    low: float
-    high: float
-
-    @property
-    def half_width(self) -> float:
-        return (self.high - self.low) / 2
-
-    def contains(self, value: float) -> bool:
-        return self.low <= value <= self.high
-
-    @classmethod
-    def undefined(cls) -> "Interval":
-        return cls(math.nan, math.nan, math.nan)
 
 
 def wilson(successes: float, n: float, z: float = Z95) -> Interval:
@@ -55,22 +39,6 @@ def wilson(successes: float, n: float, z: float = Z95) -> Interval:
     low = 0.0 if p == 0 else centre - half
     high = 1.0 if p == 1 else centre + half
     return Interval(p, low, high)
-
-
-def percentile_interval(
-    estimate: float, values: NDArray[np.float64], level: float = 0.95
-) -> Interval:
-    """The percentile interval of a figure's resampled `values` around its `estimate`.
-
-    Resamples where the figure is undefined (NaN, e.g. no ungrounded case drawn) are left
-    out; if all are, the interval is undefined.
-    """
-    values = values[~np.isnan(values)]
-    if math.isnan(estimate) or len(values) == 0:
-        return Interval(estimate, math.nan, math.nan)
-    tail = (1 - level) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return Interval(estimate, float(low), float(high))
 
 
 def mcnemar_exact(fixed: int, broken: int) -> float:
