@@ -9,9 +9,20 @@ datasets/README.md).
 import datetime
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
+from types import UnionType
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+)
 
 if TYPE_CHECKING:
     from datasets import Features
@@ -74,6 +85,71 @@ class Verdict(BaseModel):
     )
 
 
+VerdictName = Literal["grounded", "ungrounded"]
+"""A verdict by name, as a response set lists the verdicts an annotator finds defensible."""
+
+AnnotatorKind = Literal["expert", "skilled", "crowd", "model"]
+"""Who an annotator is, as the alternative annotator test's margin ε depends on it: the paper's
+0.2 for experts, 0.15 for skilled annotators, 0.1 for crowd workers."""
+
+ResponseSet = list[VerdictName] | None
+
+
+def verdict_name(grounded: bool) -> VerdictName:
+    return "grounded" if grounded else "ungrounded"
+
+
+def checked_response_set(response_set: ResponseSet, info: ValidationInfo) -> ResponseSet:
+    """A response set holds the label's own verdict (`grounded`, validated before it), each
+    verdict once."""
+    if response_set is None or "grounded" not in info.data:
+        return response_set
+    own = verdict_name(info.data["grounded"])
+    if own not in response_set:
+        raise ValueError(f"leaves out the label's own verdict {own!r}: {response_set}")
+    if len(set(response_set)) != len(response_set):
+        raise ValueError(f"names a verdict twice: {response_set}")
+    return response_set
+
+
+class Span(BaseModel):
+    """An unsupported claim as the annotator selected it: answer[start:end] == text."""
+
+    model_config = STRICT
+
+    start: int = Field(ge=0, description="its first character in `answer` (code points)")
+    end: int = Field(gt=0, description="the character after its last")
+    text: NonEmpty = Field(description="`answer[start:end]`")
+
+
+class Annotation(BaseModel):
+    """One annotator's label of a case, kept beside the settled gold."""
+
+    model_config = STRICT
+
+    annotator: NonEmpty = Field(description="who labelled: the name in their labels file")
+    kind: AnnotatorKind | None = Field(
+        description="the kind of annotator, which sets the alternative annotator test's margin "
+        "ε; null where it was not recorded"
+    )
+    role: Literal["annotator", "adjudicator"] = Field(
+        description="`adjudicator` for the label that settled a disagreement"
+    )
+    grounded: bool = Field(description="the annotator's verdict")
+    spans: list[Span] = Field(description="the claims they marked unsupported")
+    response_set: ResponseSet = Field(
+        description="the verdicts they found defensible, their own among them (`grounded`, "
+        "`ungrounded`); null where they were not asked"
+    )
+    reason: NonEmpty = Field(description="their one-line reason")
+    rules: list[str] = Field(description="the rule ids they ticked")
+    labelled_at: Annotated[datetime.datetime | None, StoredAs("timestamp[us, tz=UTC]")] = Field(
+        description="when they submitted it (UTC)"
+    )
+
+    _response_set = field_validator("response_set")(checked_response_set)
+
+
 class Case(BaseModel):
     model_config = STRICT
 
@@ -91,6 +167,21 @@ class Case(BaseModel):
     label: Verdict = Field(description="the gold verdict")
     rationale: NonEmpty = Field(description="why the gold label is what it is")
     rules: list[str] = Field(description="rule ids from the vocabulary below")
+    annotations: list[Annotation] = Field(
+        default_factory=list,
+        description="every annotator's label that gold was settled from; absent (null when "
+        "loaded with `datasets`) for a case with one label",
+    )
+
+    @model_serializer(mode="wrap")
+    def _single_label_as_before(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        # A case without annotations is written exactly as before they existed.
+        data: dict[str, Any] = handler(self)
+        if not self.annotations:
+            data.pop("annotations", None)
+        return data
 
 
 def case_problems(case: Case) -> list[tuple[str, str]]:
@@ -106,12 +197,29 @@ def case_problems(case: Case) -> list[tuple[str, str]]:
             problems.append(
                 (f"label.unsupported_claims.{i}", f"{claim!r} is not a verbatim part of the answer")
             )
+    for i, annotation in enumerate(case.annotations):
+        problems += [
+            (f"annotations.{i}.spans.{j}", problem)
+            for j, problem in span_problems(annotation.spans, case.answer)
+        ]
+        if annotation.grounded == bool(annotation.spans):
+            problem = "a grounded label has no spans, an ungrounded one at least one"
+            problems.append((f"annotations.{i}", problem))
     seen: set[str] = set()
     for i, passage in enumerate(case.passages):
         if passage.tag in seen:
             problems.append((f"passages.{i}.tag", f"tag {passage.tag!r} is used twice"))
         seen.add(passage.tag)
     return problems
+
+
+def span_problems(spans: list[Span], answer: str) -> list[tuple[int, str]]:
+    """Spans whose offsets do not select their text in the answer, by their place."""
+    return [
+        (i, f"answer[{s.start}:{s.end}] is {answer[s.start : s.end]!r}, not {s.text!r}")
+        for i, s in enumerate(spans)
+        if answer[s.start : s.end] != s.text
+    ]
 
 
 def _feature(annotation: Any, metadata: list[Any]) -> Any:
@@ -125,6 +233,12 @@ def _feature(annotation: Any, metadata: list[Any]) -> Any:
         return Value("string")
     if annotation is bool:
         return Value("bool")
+    if annotation is int:
+        return Value("int64")
+    if get_origin(annotation) in (Union, UnionType):
+        # An optional field: `datasets` columns are nullable already.
+        (present,) = [arg for arg in get_args(annotation) if arg is not type(None)]
+        return _feature(present, [])
     if get_origin(annotation) is list:
         (item,) = get_args(annotation)
         return List(_feature(item, []))

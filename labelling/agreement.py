@@ -8,6 +8,7 @@ unexplained (`label_match`). Spans are compared by character overlap
 spans, recall the share of A's inside B's.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -135,3 +136,14 @@ def compare(
             only_b.append(case.id)
     others = [(name, each) for name, each in found if each.kind != "changed"]
     return Agreement(a_name, b_name, pairs, only_a, only_b, stale, others)
+
+
+def passes(agreement: Agreement, min_kappa: float) -> bool:
+    """Kappa at least the threshold; undefined kappa (one class only) passes only when every
+    verdict agrees."""
+    if not agreement.pairs:
+        return False
+    verdicts = agreement.verdicts
+    if math.isnan(verdicts.kappa):
+        return verdicts.accuracy == 1
+    return verdicts.kappa >= min_kappa

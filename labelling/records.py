@@ -5,24 +5,32 @@ to its content hash, so a label never silently applies to a draft that changed.
 """
 
 import datetime
+from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
-from farejudge.core.case_schema import STRICT, Case, NonEmpty
+from farejudge.core.case_schema import (
+    STRICT,
+    AnnotatorKind,
+    Case,
+    NonEmpty,
+    ResponseSet,
+    checked_response_set,
+)
+from farejudge.core.case_schema import Span as Span
+from farejudge.core.case_schema import span_problems as span_places
 from farejudge.core.drafts import Draft
 
 Labelled = Draft | Case
 """What a label is given to: a draft, or a case of the gold set."""
-
-
-class Span(BaseModel):
-    """An unsupported claim as the annotator selected it: answer[start:end] == text."""
-
-    model_config = STRICT
-
-    start: int = Field(ge=0)
-    end: int = Field(gt=0)
-    text: NonEmpty
 
 
 class Label(BaseModel):
@@ -38,6 +46,27 @@ class Label(BaseModel):
     labelled_at: datetime.datetime | None = Field(
         description="when it was submitted; None for a gold case read as a label"
     )
+    kind: AnnotatorKind | None = Field(
+        default=None, description="the kind of annotator (judge-label --kind); None if unsaid"
+    )
+    response_set: ResponseSet = Field(
+        default=None,
+        description="the verdicts the annotator found defensible, their own among them; None "
+        "where they were not asked (a label saved before the page offered it)",
+    )
+
+    _response_set = field_validator("response_set")(checked_response_set)
+
+    @model_serializer(mode="wrap")
+    def _as_before_when_unsaid(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        # A label without them is written exactly as before they existed.
+        data: dict[str, Any] = handler(self)
+        for name in ("kind", "response_set"):
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
 
     @model_validator(mode="after")
     def _verdict_matches_spans(self) -> "Label":
@@ -51,8 +80,4 @@ class Label(BaseModel):
 
 def span_problems(label: Label, answer: str) -> list[str]:
     """Spans whose offsets do not select their text in the answer."""
-    return [
-        f"span {i}: answer[{s.start}:{s.end}] is {answer[s.start : s.end]!r}, not {s.text!r}"
-        for i, s in enumerate(label.spans)
-        if answer[s.start : s.end] != s.text
-    ]
+    return [f"span {i}: {problem}" for i, problem in span_places(label.spans, answer)]

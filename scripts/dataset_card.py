@@ -65,6 +65,11 @@ def render_schema() -> str:
 
     def kind(node: dict[str, Any]) -> str:
         node = resolved(node)
+        present = [each for each in node.get("anyOf", []) if each.get("type") != "null"]
+        if present:
+            return f"{' or '.join(kind(each) for each in present)}, or null"
+        if "format" in node:
+            return f"{node['type']} ({node['format']})"
         if "enum" in node:
             return " or ".join(f"`{value}`" for value in node["enum"])
         if node["type"] == "array":
@@ -82,6 +87,8 @@ def render_schema() -> str:
             cells = [f"`{prefix}{name}`", kind(node), node["description"]]
             out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
             inner = resolved(node)
+            if "anyOf" in inner:
+                continue
             if inner["type"] == "object":
                 out += rows(inner["properties"], f"{prefix}{name}.")
             elif inner["type"] == "array" and resolved(inner["items"]).get("type") == "object":

@@ -7,8 +7,8 @@ import pytest
 
 from farejudge.core.drafts import Draft, content_hash
 from farejudge.evals.dataset import load_cases
-from farejudge.labelling.agreement import compare, gold_label
-from farejudge.labelling.agreement_report import main, passes, render_markdown
+from farejudge.labelling.agreement import compare, gold_label, passes
+from farejudge.labelling.agreement_report import main, render_markdown
 from farejudge.labelling.label_file import append_label, read_labels
 from tests.support.labels import BOB_SHORTER, DRAFTS, KEY, alice, bob, label, write_drafts
 from tests.support.paths import REPO_ROOT

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -30,7 +31,12 @@ def _load_script() -> ModuleType:
     spec = importlib.util.spec_from_file_location("dataset_card", script)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    # A fresh module each time (the tests patch it), its sibling scripts importable.
+    sys.path.insert(0, str(script.parent))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(script.parent))
     return mod
 
 
@@ -128,6 +134,21 @@ def test_features_are_generated_from_the_model() -> None:
             },
             "rationale": Value("string"),
             "rules": List(Value("string")),
+            "annotations": List(
+                {
+                    "annotator": Value("string"),
+                    "kind": Value("string"),
+                    "role": Value("string"),
+                    "grounded": Value("bool"),
+                    "spans": List(
+                        {"start": Value("int64"), "end": Value("int64"), "text": Value("string")}
+                    ),
+                    "response_set": List(Value("string")),
+                    "reason": Value("string"),
+                    "rules": List(Value("string")),
+                    "labelled_at": Value("timestamp[us, tz=UTC]"),
+                }
+            ),
         }
     )
     assert expected == case_features()
