@@ -3,10 +3,12 @@
     judge-promote --drafts drafts.jsonl --agreement agreement/agreement.json \
         --adjudication labels/carol.jsonl --into datasets/cases --release 2026-12
 
-A draft is promoted when the agreement record says its two labels agreed (same verdict, same
-characters marked), or when the adjudicator's labels file holds a label for it, which then
-is the gold. Its unsupported claims are the annotators' spans, its rationale their reasons,
-its rules theirs. A draft with no agreement record, or a disagreement nobody settled, is not
+A draft is promoted when the agreement record says its labels agreed (every annotator's
+verdict the same, the same characters marked), or when the adjudicator's labels file holds a
+label for it, which then is the gold. Its unsupported claims are the annotators' spans, its
+rationale their reasons, its rules theirs; every label it was settled from (the annotators',
+and the adjudicator's) is kept in the case's `annotations`, with its annotator, kind, time
+and response set. A draft with no agreement record, or a disagreement nobody settled, is not
 promoted and is listed. Any promoted case that fails validation stops the whole promotion;
 otherwise the cases are added to `<into>/<category>.jsonl` and the agreement record is kept
 as `<into>/../agreement/<release>.json` for the dataset card's agreement table.
@@ -17,11 +19,12 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from farejudge.core.atomic_files import write_text_atomic
-from farejudge.core.case_schema import Case, Verdict, case_problems
+from farejudge.core.case_schema import Annotation, Case, Verdict, case_problems
 from farejudge.core.commands import Command
 from farejudge.core.drafts import DRAFT_FIELDS, Draft, content_hash, read_drafts
 from farejudge.core.errors import InputError
@@ -33,21 +36,32 @@ from farejudge.labelling.records import Label
 
 
 class AgreedCase(BaseModel):
-    """One case of an agreement record (agreement.json's `cases`), as promotion reads it."""
+    """One case of an agreement record (agreement.json's `cases`), as promotion reads it: the
+    two annotators' labels as `a` and `b`, or, over three or more, every label as `labels`."""
 
     model_config = ConfigDict(extra="ignore")
 
     id: str
     status: str
-    a: Label
-    b: Label
+    a: Label | None = None
+    b: Label | None = None
+    labels: list[Label] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _labelled(self) -> "AgreedCase":
+        if len(self.every) < 2:
+            raise ValueError("a compared case has two labels or more: a and b, or labels")
+        return self
+
+    @property
+    def every(self) -> list[Label]:
+        """Each annotator's label, in the record's order."""
+        return self.labels or [label for label in (self.a, self.b) if label is not None]
 
 
 class AgreementRecord(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    a: str
-    b: str
     cases: list[AgreedCase]
 
 
@@ -61,26 +75,47 @@ def _verdict(label: Label) -> Verdict:
     return Verdict(grounded=label.grounded, unsupported_claims=[s.text for s in label.spans])
 
 
+def _names(labels: list[Label]) -> str:
+    names = [label.annotator for label in labels]
+    return " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _rationale(decided: Label, record: AgreedCase) -> str:
-    a, b = record.a, record.b
+    first, *others = record.every
     if record.status == "agreed":
-        who = f"{a.annotator} and {b.annotator} agreed"
-        extra = "" if b.reason == a.reason else f" {b.annotator}: {b.reason}"
-        return f"{a.reason}{extra} ({who})"
-    return (
-        f"{decided.reason} (adjudicated by {decided.annotator}; {a.annotator}: {a.reason}"
-        f" {b.annotator}: {b.reason})"
+        extra = "".join(f" {o.annotator}: {o.reason}" for o in others if o.reason != first.reason)
+        return f"{first.reason}{extra} ({_names(record.every)} agreed)"
+    reasons = " ".join(f"{label.annotator}: {label.reason}" for label in record.every)
+    return f"{decided.reason} (adjudicated by {decided.annotator}; {reasons})"
+
+
+def _annotation(label: Label, role: Literal["annotator", "adjudicator"]) -> Annotation:
+    return Annotation(
+        annotator=label.annotator,
+        kind=label.kind,
+        role=role,
+        grounded=label.grounded,
+        spans=label.spans,
+        response_set=label.response_set,
+        reason=label.reason,
+        rules=label.rules,
+        labelled_at=label.labelled_at,
     )
 
 
 def case_of(draft: Draft, decided: Label, record: AgreedCase) -> Case:
     agreed = record.status == "agreed"
-    rules = sorted(set(record.a.rules) | set(record.b.rules)) if agreed else decided.rules
+    every = record.every
+    rules = sorted({rule for label in every for rule in label.rules}) if agreed else decided.rules
+    kept = [_annotation(label, "annotator") for label in every]
+    if not agreed:
+        kept.append(_annotation(decided, "adjudicator"))
     return Case(
         **draft.model_dump(include={"id", "category", *DRAFT_FIELDS}),
         label=_verdict(decided),
         rationale=_rationale(decided, record),
         rules=rules,
+        annotations=kept,
     )
 
 
@@ -106,10 +141,10 @@ def decide(
             result.no_record.append(draft.id)
             continue
         digest = content_hash(draft)
-        if entry.a.content_sha256 != digest:
+        if any(label.content_sha256 != digest for label in entry.every):
             problems.append(f"case {draft.id!r}: the draft changed since it was labelled")
             continue
-        decided = entry.a if entry.status == "agreed" else adjudication.get(draft.id)
+        decided = entry.every[0] if entry.status == "agreed" else adjudication.get(draft.id)
         if decided is None:
             result.unsettled.append(draft.id)
             continue

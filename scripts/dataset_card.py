@@ -164,8 +164,20 @@ def render_agreement(records: dict[str, dict[str, Any]]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for release, r in sorted(records.items()):
-        verdicts, spans = r["verdicts"], r["spans"]
         disagreed = sum(c["status"] == "disagreed" for c in r["cases"])
+        if "verdicts" not in r:
+            # Three annotators or more: no one pair's table; the lowest pair's kappa, as the
+            # gate reads it, and each case's verdicts all alike or not.
+            among, cases = r["among"], r["cases"]
+            kappas = [p["kappa"] for p in among["pairs"] if p["kappa"] is not None]
+            alike = sum(c["verdicts_agree"] for c in cases) / len(cases) if cases else None
+            lowest = f"lowest pair {_figure(min(kappas))}" if kappas else "—"
+            lines.append(
+                f"| {release} | {', '.join(r['annotators'])} | {among['compared']} "
+                f"| {_figure(alike)} | {lowest} | — | — | — | {disagreed} |"
+            )
+            continue
+        verdicts, spans = r["verdicts"], r["spans"]
         lines.append(
             f"| {release} | {r['a']} vs {r['b']} | {verdicts['compared']} "
             f"| {_figure(verdicts['agreement'])} | {_figure(verdicts['kappa'])} "
