@@ -17,7 +17,7 @@ from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate
 from farejudge.evals.prompt_versions import load_prompt_version, manifest_record
 from farejudge.evals.retry_policy import retry_config
-from farejudge.evals.suite import check_suite, suite_samples
+from farejudge.evals.suite import check_suite, check_suite_families, suite_samples
 from farejudge.evals.task_start import check_fail_on_error, check_single, start_task
 from farejudge.evals.verdict_schema import check_constrained
 from farejudge.scorers.graded_option import GradedOption
@@ -33,6 +33,7 @@ OPTIONS = (
     "constrained",
     "fail_on_error",
     "suite",
+    "families",
     "shard",
     "graded",
     "threshold",
@@ -49,6 +50,7 @@ def judge_groundedness(
     constrained: bool | str | None = None,
     fail_on_error: bool | float = DEFAULT_FAIL_ON_ERROR,
     suite: str = "gold",
+    families: str | list[str] | None = None,
     shard: str | None = None,
     graded: str = "auto",
     threshold: float | None = None,
@@ -69,7 +71,10 @@ def judge_groundedness(
             and `inspect eval-retry` judges it again); the run stops once more than this
             share of samples errored (true: on the first, false: never).
         suite: gold, the cases as they are; or metamorphic, each case beside the cases its
-            metamorphic relations derive from it, gold known by construction.
+            metamorphic relations derive from it, gold known by construction; or
+            adversarial, each case beside its attacked cases (docs/adversarial.md), which keep
+            its gold.
+        families: With suite=adversarial, the attack families to derive (a,b; default: all).
         shard: i/N, the i-th of N shards of the cases (0 <= i < N), split by case id; the
             log records the whole case set, so judge-compare joins the shards into one run.
         graded: Where each sample's graded score, P(ungrounded), comes from: logprobs, the
@@ -91,11 +96,12 @@ def judge_groundedness(
     schema = check_constrained(constrained)
     graded_option = GradedOption.given(graded, "-T")
     suite = check_suite(suite)
+    chosen_families = check_suite_families(suite, families)
     version = load_prompt_version(prompt_version)
     held_to = run_threshold(threshold, decision, graded_option, version.name)
     cases = load_cases(Path(dataset))
     chosen = check_shard(shard)
-    samples, hashes = suite_samples(cases, suite, version)
+    samples, hashes = suite_samples(cases, suite, version, chosen_families)
     samples = shard_samples(samples, chosen)
     return Task(
         dataset=MemoryDataset(samples, name=Path(dataset).stem, location=str(dataset)),
@@ -111,7 +117,7 @@ def judge_groundedness(
         # same as each case adding the share of its epochs), the value's strings stay
         # strings, and the live metrics skip re-reducing every sample at each refresh.
         epochs=Epochs(1, []),
-        viewer=task_viewer(suite == "metamorphic", held_to is not None),
+        viewer=task_viewer(suite != "gold", held_to is not None),
         fail_on_error=fail_on_error,
         version=TASK_VERSION,
         metadata={
@@ -124,6 +130,7 @@ def judge_groundedness(
             "manifest": manifest_record(),
             "constrained": "auto" if schema is None else schema,
             "suite": suite,
+            **({} if chosen_families is None else {"families": list(chosen_families)}),
             "shard": None if chosen is None else str(chosen),
             "graded": graded_option,
             **({} if held_to is None else {"threshold": held_to}),

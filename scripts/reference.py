@@ -41,7 +41,10 @@ PRODUCTION_MODULE = "farejudge.evals.judge_production"
 PRODUCTION_NAME = "judge_production"
 # Commands run as `python -m MODULE`: not console scripts, so named here, each with the module
 # that holds its `main` (its __main__ runs the command as it is imported).
-MODULE_COMMANDS = {"farejudge.evals.metamorphic": "farejudge.evals.metamorphic.derive"}
+MODULE_COMMANDS = {
+    "farejudge.evals.metamorphic": "farejudge.evals.metamorphic.derive",
+    "farejudge.evals.adversarial": "farejudge.evals.adversarial.derive",
+}
 NO_DEFAULT = "—"
 
 
