@@ -64,6 +64,7 @@ function turnNode(turn) {
 function clearForm() {
   view.spans = [];
   for (const radio of document.querySelectorAll("input[name=verdict]")) radio.checked = false;
+  verdictChanged();
   for (const box of document.querySelectorAll("input[name=rule]")) box.checked = false;
   $("reason").value = "";
   $("rules-panel").open = false;
@@ -130,13 +131,38 @@ function previous() {
 }
 
 function setVerdict(value) {
-  if (!view.draft) return;
+  if (!view.draft || verdict() === value) return;
   document.querySelector(`input[name=verdict][value=${value}]`).checked = true;
+  verdictChanged();
 }
 
 function verdict() {
   const checked = document.querySelector("input[name=verdict]:checked");
   return checked ? checked.value : null;
+}
+
+const otherVerdict = (value) => (value === "grounded" ? "ungrounded" : "grounded");
+
+// The response set's box names the verdict it would add; a new verdict starts it unticked,
+// since what it named changed.
+function verdictChanged() {
+  const chosen = verdict();
+  const box = $("defensible");
+  box.checked = false;
+  box.disabled = chosen === null;
+  $("defensible-text").textContent = chosen === null
+    ? "after choosing a verdict, mark the other one defensible too"
+    : `${otherVerdict(chosen)} is defensible too`;
+}
+
+function toggleDefensible() {
+  if (!view.draft || verdict() === null) return;
+  $("defensible").checked = !$("defensible").checked;
+}
+
+// The verdicts the annotator finds defensible: their own, and the other one if ticked.
+function responseSet(chosen) {
+  return $("defensible").checked ? [chosen, otherVerdict(chosen)] : [chosen];
 }
 
 const codePoints = (text) => Array.from(text).length;
@@ -259,6 +285,7 @@ async function save() {
     spans: view.spans.map(({ start, end, text }) => ({ start, end, text })),
     reason,
     rules: [...document.querySelectorAll("input[name=rule]:checked")].map((b) => b.value),
+    response_set: responseSet(chosen),
   };
   view.saving = true;
   try {
@@ -286,6 +313,7 @@ const typing = (target) =>
 const SHORTCUTS = {
   g: () => setVerdict("grounded"),
   u: () => setVerdict("ungrounded"),
+  d: toggleDefensible,
   a: addSpan,
   r: () => view.draft && $("reason").focus(),
   n: next,
@@ -316,6 +344,9 @@ async function start() {
     event.preventDefault();
     save();
   });
+  for (const radio of document.querySelectorAll("input[name=verdict]")) {
+    radio.addEventListener("change", verdictChanged);
+  }
   $("add-span").addEventListener("click", addSpan);
   // Pressing the button must not clear the answer selection it is about to read.
   $("add-span").addEventListener("mousedown", (event) => event.preventDefault());

@@ -15,7 +15,7 @@ import pytest
 
 from farejudge.core.errors import InputError
 from farejudge.labelling.label_file import append_label, read_labels, recover_torn_tail
-from farejudge.labelling.label_server import open_session
+from farejudge.labelling.label_session import open_session
 from farejudge.labelling.records import Label
 from tests.support.browser import GUIDE
 from tests.support.label_http import (

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from farejudge.labelling import label_server
+from farejudge.labelling import label_http, label_server
 from farejudge.labelling.label_file import append_label, read_labels
-from farejudge.labelling.label_server import LabelServer, open_session
+from farejudge.labelling.label_http import LabelServer
+from farejudge.labelling.label_session import open_session
 from tests.support.browser import GUIDE
 from tests.support.children import Child
 from tests.support.label_http import (
@@ -271,13 +272,13 @@ def test_a_page_on_another_origin_cannot_save_through_the_browser(
     from playwright.sync_api import expect  # the fixture has skipped when it is missing
 
     seen: list[tuple[str | None, str]] = []
-    real_post = label_server.LabelHandler.do_POST
+    real_post = label_http.LabelHandler.do_POST
 
-    def recorded(handler: label_server.LabelHandler) -> None:
+    def recorded(handler: label_http.LabelHandler) -> None:
         seen.append((handler.headers.get("Origin"), handler.headers.get_content_type()))
         real_post(handler)
 
-    monkeypatch.setattr(label_server.LabelHandler, "do_POST", recorded)
+    monkeypatch.setattr(label_http.LabelHandler, "do_POST", recorded)
     with serving(tmp_path) as (server, labels):
         target = f"{server.url}api/labels"
         # Each a JavaScript string literal: JSON's string syntax is JavaScript's.

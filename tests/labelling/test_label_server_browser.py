@@ -71,6 +71,8 @@ def _lines(labels: Path) -> list[dict[str, Any]]:
 
 
 def _expected(draft: Draft, spans: list[str], reason: str, rules: list[str]) -> dict[str, Any]:
+    """The label the page saves; no other verdict marked defensible, its response set is the
+    annotator's own verdict."""
     return {
         "case_id": draft.id,
         "content_sha256": draft.content_sha256,
@@ -82,6 +84,7 @@ def _expected(draft: Draft, spans: list[str], reason: str, rules: list[str]) -> 
         ],
         "reason": reason,
         "rules": rules,
+        "response_set": ["ungrounded" if spans else "grounded"],
     }
 
 

@@ -21,8 +21,6 @@ ALLOWED_MODULES = frozenset(
         # The per-case frame: choosing the runs, reading them and tidying the frame, to be
         # split into those three (issue 63).
         "comparison/logs/frame.py",
-        # The labelling page's server, being split by the engineer who owns it now.
-        "labelling/label_server.py",
     }
 )
 ALLOWED_FUNCTIONS = frozenset(

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 
-from farejudge.labelling.label_server import LabelServer, serve
+from farejudge.core.case_schema import AnnotatorKind
+from farejudge.labelling.label_http import LabelServer
+from farejudge.labelling.label_server import serve
 from tests.support.cli import REPO_ROOT
 
 if TYPE_CHECKING:
@@ -56,8 +58,10 @@ def browser_page() -> Iterator["Page"]:
 
 
 @contextmanager
-def running(drafts: Path, labels: Path, annotator: str, port: int = 0) -> Iterator[LabelServer]:
-    server = serve(drafts, labels, annotator, port, GUIDE)
+def running(
+    drafts: Path, labels: Path, annotator: str, port: int = 0, kind: AnnotatorKind | None = None
+) -> Iterator[LabelServer]:
+    server = serve(drafts, labels, annotator, port, GUIDE, kind)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -18,7 +18,7 @@ from farejudge.core.drafts import content_hash, read_drafts
 from farejudge.evals.dataset import load_cases
 from farejudge.evals.fingerprint import case_hash
 from farejudge.labelling import agreement_report, intake, promote
-from farejudge.labelling.label_server import SHOWN_FIELDS, open_session
+from farejudge.labelling.label_session import SHOWN_FIELDS, open_session
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.browser import GUIDE
 from tests.support.scripted_cases import run_version
