@@ -11,6 +11,7 @@ the log with the suite's own statistics, shows that family alone moved. Prints f
 
 import argparse
 import json
+import os
 import tempfile
 import time
 from collections import defaultdict
@@ -80,7 +81,7 @@ def main() -> None:
     print(f"derivation: {derived:.2f} s")
     judge, count = fooled_judge(args.fooled_by)
     with tempfile.TemporaryDirectory() as logs:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         (log,) = eval(
             judge_groundedness(prompt_version="v3", suite="adversarial"),
             model=judge,
@@ -89,7 +90,7 @@ def main() -> None:
             max_samples=MAX_SAMPLES,
             max_connections=MAX_SAMPLES,
         )
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         assert log.status == "success", log.error
         assert log.samples is not None
         samples = list(log.samples)
@@ -103,7 +104,8 @@ def main() -> None:
             children.append(right[str(s.id)])
     print(
         f"eval of {count} samples (parents and attacked children) on a scripted judge "
-        f"fooled by {args.fooled_by}: {wall:.1f} s wall (target at most {TARGET_SECONDS:.0f} s)"
+        f"fooled by {args.fooled_by}: {wall:.1f} s wall (target at most {TARGET_SECONDS:.0f} s), "
+        f"{cpu:.1f} s of this process's CPU, load average {os.getloadavg()[0]:.1f} at the end"
     )
     for family in FAMILY_NAMES:
         figure = attack_success(*pairs[family])

@@ -23,6 +23,13 @@ class RenderContract(BaseModel):
     prior_turns: bool
     passage_header: bool
     passage_provenance: bool
+    # Framings against answers that address the judge (docs/adversarial.md). Off unless a
+    # version's manifest entry turns them on, so v1-v3 render as they always did.
+    answer_boundary: bool = False
+    """The answer between two boundary lines holding a nonce drawn from the answer's own hash,
+    which no answer can contain, with a line saying what the boundary means."""
+    instructions_after_answer: bool = False
+    """The version's instructions repeated after the answer, the last text the judge reads."""
 
 
 class VersionEntry(BaseModel):
