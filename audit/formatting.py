@@ -1,6 +1,6 @@
 """The audit's figures as the reports write them: rates in percent, intervals in points."""
 
-from farejudge.comparison.deploy.decision import Figure
+from farejudge.core.decision_file import Figure
 
 
 def percent(x: float | None) -> str:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from farejudge.audit.planning import JudgeFigures
 from farejudge.audit.record import AtPick, read_record
-from farejudge.comparison.deploy.decision import Decision
+from farejudge.core.decision_file import Decision
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import shown
 

@@ -20,8 +20,8 @@ from pydantic import (
     model_validator,
 )
 
-from farejudge.comparison.deploy.decision import Figure
 from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.decision_file import Figure
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import dotted, read_text, shown
 

@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from farejudge.comparison.deploy.candidates import Deployment, DeployOptions
-from farejudge.comparison.deploy.decision import DECISION_FILE, decision_json
+from farejudge.comparison.deploy.decision import decision_json
 from farejudge.comparison.deploy.frontier import QUALITIES
 from farejudge.comparison.deploy.pick import Constraints
-from farejudge.comparison.deploy.sections import verdict_lines
+from farejudge.comparison.deploy.verdict import verdict_lines
 from farejudge.comparison.document import html, markdown
 from farejudge.comparison.document.long_lists import (
     LISTING_FILE,
@@ -42,6 +42,7 @@ from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import GateResult, evaluate
 from farejudge.core.atomic_files import OutputError, write_together
 from farejudge.core.commands import Command
+from farejudge.core.decision_file import DECISION_FILE
 from farejudge.scorers.escalation_options import (
     OptionError,
     check_alpha,

@@ -5,7 +5,7 @@ give each sample a confidence (`scorers.escalation_options.check_threshold`).
 
 decision.json is read as the production task reads it (`evals.deployed_judge.load_decision`):
 the stages of the judge it prefers (`prefer`, the judge to deploy), each a version, a model and
-a threshold, and nothing else; a test reads a decision judge-compare wrote.
+a threshold, and nothing else; `core.decision_file` picks this run's stage or refuses.
 """
 
 from farejudge.core.errors import InputError
@@ -15,53 +15,6 @@ from farejudge.scorers.escalation_options import OptionError, check_threshold
 from farejudge.scorers.graded_option import GradedOption
 
 DECISION_FLAG = "-T decision="
-
-
-def _name(version: str, model: str) -> str:
-    return f"{version} with {model}"
-
-
-def _from_decision(path: str, version: str, model: str | None) -> float:
-    """The threshold the judge the decision prefers holds this version and model's verdicts
-    to."""
-    given = f"{DECISION_FLAG}{path}"
-    decision = load_decision(path)
-    prefer = decision.prefer
-    if prefer is None:
-        raise InputError([f"{given}: it prefers no judge ({decision.reason or 'no reason given'})"])
-    picked = _name(prefer.version, prefer.model)
-    if not prefer.stages:
-        raise InputError(
-            [
-                f"{given}: the judge it prefers, {picked}, decides every answer alone, with no "
-                "threshold (judge-compare --alpha or --min-agreement calibrates one)"
-            ]
-        )
-    if model is None:
-        raise InputError(
-            [
-                f"{given}: the judge model is not known as the task is made, so no stage of the "
-                f"judge it prefers can be chosen; give the threshold itself (-T threshold=)"
-            ]
-        )
-    stages = [s for s in prefer.stages if (s.version, s.model) == (version, model)]
-    if not stages:
-        listed = ", ".join(_name(s.version, s.model) for s in prefer.stages)
-        raise InputError(
-            [
-                f"{given}: the judge it prefers, {picked}, has no stage for "
-                f"{_name(version, model)} ({listed})"
-            ]
-        )
-    threshold = stages[0].threshold
-    if threshold is None:
-        raise InputError(
-            [
-                f"{given}: in the judge it prefers, {picked}, {_name(version, model)} decides "
-                "nothing alone: no threshold met the guarantee"
-            ]
-        )
-    return threshold
 
 
 def run_threshold(
@@ -82,7 +35,7 @@ def run_threshold(
         return held_threshold(threshold, "-T threshold=", graded, version, model)
     if not isinstance(decision, str):
         raise InputError([f"{DECISION_FLAG}{decision!r}: give one decision.json"])
-    found = _from_decision(decision, version, model)
+    found = load_decision(decision).threshold_for(version, model)
     return held_threshold(found, f"{DECISION_FLAG}{decision}: threshold", graded, version, model)
 
 
@@ -92,7 +45,7 @@ def held_threshold(
     """`value`, a threshold given with `flag`, checked for a run of prompt `version` on `model`
     (None: not known as the task is made) graded by `graded`; an InputError of one line naming
     the option otherwise."""
-    candidate = _name(version, model) if model else f"this {version} run"
+    candidate = f"{version} with {model}" if model else f"this {version} run"
     try:
         return check_threshold(value, candidate, graded.known_mode(model), flag)
     except OptionError as err:

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from farejudge.comparison.deploy.frontier import CandidateRows, Quality, resample_candidates
+from farejudge.comparison.deploy.frontier import CandidateRows, resample_candidates
 from farejudge.comparison.deploy.pick import (
     GUARANTEED,
     Constraints,
     PickTest,
-    Preference,
     Screened,
     most_excluding,
     pick_test,
@@ -43,6 +42,7 @@ from farejudge.comparison.logs.frame import Runs
 from farejudge.comparison.panel.majority import FAILURE, Panel
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.decision_file import Preference, Quality
 from farejudge.scorers.confusion import cells
 
 LOGPROBS = "logprobs"

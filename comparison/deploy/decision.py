@@ -1,237 +1,32 @@
-"""decision.json: its schema, and the deploy decision written for CI beside cases.jsonl.
+"""The deploy decision written as decision.json for CI beside cases.jsonl, in its one schema
+(`farejudge.core.decision_file.Decision`), which the tasks and the audit read.
 
-Its schema is `Decision.model_json_schema()`. An undefined figure (no cost recorded, no
-ungrounded case to measure recall on) is null, never NaN, so any JSON reader takes it.
-
-Selective judging's keys (`escalation`, each candidate's `stages`, `guaranteed_agreement` and
-`selective`, the constraints' `min_agreement` and `delta`) are written only where judge-compare
-was asked for it: without it decision.json is what it was before them, key for key.
+Selective judging's keys are written only where judge-compare was asked for it: without it
+decision.json is what it was before them, key for key.
 """
 
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from farejudge.comparison.deploy.candidates import Candidate, Deployment
-from farejudge.comparison.deploy.frontier import Quality
-from farejudge.comparison.deploy.pick import ALPHA, PickTest, Preference
-from farejudge.comparison.deploy.sections import FLAGS, LATENCY_MEASURED, verdict_lines
-from farejudge.comparison.escalation.binomial import Proportion
+from farejudge.comparison.deploy.pick import ALPHA, PickTest
+from farejudge.comparison.deploy.verdict import FLAGS, LATENCY_MEASURED, verdict_lines
 from farejudge.comparison.escalation.results import EscalationResults, Selective
 from farejudge.comparison.escalation.threshold import GRID
-from farejudge.comparison.stats.intervals import Interval
-
-DECISION_FILE = "decision.json"
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def _number(x: float) -> float | None:
-    return None if math.isnan(x) else float(x)
-
-
-class Figure(_Strict):
-    """A figure and its 95 % interval; null where undefined."""
-
-    estimate: float | None
-    low: float | None
-    high: float | None
-
-    @classmethod
-    def of(cls, i: Interval) -> "Figure":
-        return cls(estimate=_number(i.estimate), low=_number(i.low), high=_number(i.high))
-
-    @classmethod
-    def share(cls, p: Proportion) -> "Figure":
-        """A share with its exact (Clopper-Pearson) 95 % interval."""
-        return cls(estimate=_number(p.estimate), low=_number(p.low), high=_number(p.high))
-
-
-class TestedThreshold(_Strict):
-    """One threshold's exact binomial test, strictest first."""
-
-    threshold: float
-    decided: int
-    errors: int
-    p_value: float
-    rejected: bool
-
-
-class StageFigures(_Strict):
-    """One judge of a selective candidate, calibrated on the gold cases that reached it."""
-
-    version: str
-    model: str
-    confidence_from: str
-    threshold: float | None
-    """Null: no threshold met alpha at its delta, and it decides nothing alone."""
-    delta: float
-    """Its share of the candidate's delta."""
-    reached: int
-    """Gold cases no earlier judge decided."""
-    decided: int
-    errors: int
-    """Of those it decided, where it disagreed with gold."""
-    share: float
-    """Of all the gold cases, the share it decided."""
-    cost_per_answer: float | None
-    best_alpha: float | None
-    """The smallest alpha it finds a threshold at, on the cases that reached it."""
-    cases_needed: int | None
-    """With no threshold: the gold cases alpha would take at the record it has where its
-    testing opened; null where it has a threshold or no number would do."""
-    tests: list[TestedThreshold]
-
-
-class SelectiveFigures(_Strict):
-    """Graded candidates in order, then a person: what each decides and what it costs."""
-
-    name: str
-    alpha: float
-    delta: float
-    cases: int
-    guaranteed_agreement: float | None
-    """1 - alpha, with probability at least 1 - delta, on what its judges decide alone; null
-    where they decide nothing."""
-    coverage: Figure
-    """The share of answers its judges decide alone, with its exact 95 % interval."""
-    person_share: float
-    agreement: float | None
-    """Observed on the gold cases its judges decided."""
-    errors: int
-    cost_per_1k: float | None
-    """Its judges' calls on the answers that reach them and a person's reviews; null where a
-    cost (a call's, a review's) is unknown."""
-    reviews_per_1k: float
-    stages: list[StageFigures]
-
-
-class StageThreshold(_Strict):
-    """A judge of a selective candidate, and the confidence it decides alone at."""
-
-    version: str
-    model: str
-    threshold: float | None
-    """Decide alone at a verdict's confidence at or above it; null: decides nothing alone."""
-
-
-class CandidateName(_Strict):
-    version: str
-    model: str
-    """The judge model, or for a panel `panel (a, b, c)`; for a selective candidate its judges'
-    and `a person`, joined by arrows."""
-    stages: list[StageThreshold] | None = None
-    """With selective judging: a selective candidate's judges in order, each with its threshold
-    (what `-T decision=` reads); null for a candidate deciding every answer alone."""
-
-
-class CandidateFigures(CandidateName):
-    members: list[str]
-    """A panel's judge models; empty for one judge."""
-    cases: int
-    calls: int
-    operating_point: Literal["verdict", "cut-off", "confidence threshold"]
-    """Its verdict; a cut-off on P(ungrounded); or, for a selective candidate, its judges'
-    confidence thresholds (`stages`)."""
-    threshold: float | None
-    """The cut-off on P(ungrounded) at the operating point; null at the verdict."""
-    balanced_accuracy: Figure
-    recall: Figure
-    precision: Figure
-    failure_rate: Figure
-    cost_per_1k: Figure
-    """Dollars per 1,000 answers; null where the logs record no cost."""
-    latency_p50: Figure
-    """Seconds per judge call (the sample's working time)."""
-    latency_p95: Figure
-    flip_rate: Figure
-    on_frontier: bool
-    frontier_share: float | None
-    meets_constraints: bool
-    failed_constraints: list[str]
-    """The flags of the constraints it does not meet."""
-    unchecked_constraints: list[str]
-    """The flags of the constraints whose figure is unknown for it: they exclude nothing."""
-    guaranteed_agreement: float | None = None
-    """With selective judging: the agreement with gold it guarantees at delta on the answers
-    its judges decide alone; null where none."""
-    selective: SelectiveFigures | None = None
-    """With selective judging: null for a candidate deciding every answer alone."""
-
-
-class Constraints(_Strict):
-    max_cost_per_1k: float | None
-    min_recall: float | None
-    max_failure_rate: float | None
-    max_p95_latency: float | None
-    min_agreement: float | None = None
-    """The agreement with gold a candidate must guarantee, with probability 1 - `delta`."""
-    delta: float | None = None
-
-
-class Escalation(_Strict):
-    """Selective judging (judge-compare --alpha, --min-agreement)."""
-
-    alpha: float
-    delta: float
-    min_agreement: float | None
-    human_cost_per_review: float | None
-    grid: list[float]
-    """The thresholds tested, fixed in advance."""
-    alone: list[SelectiveFigures]
-    """Each graded candidate alone, then a person."""
-    cascades: list[SelectiveFigures]
-    ungraded: list[str]
-    """The candidates with no graded score, and why."""
-
-
-class Test(_Strict):
-    """The pick against the runner-up, on the cases both judged with identical content."""
-
-    method: Literal["exact McNemar", "DeLong"]
-    """The test of the pick's operating point; both are given where both ran."""
-    p_value: float | None
-    alpha: float
-    significant: bool
-    """Whether the pick is better than the runner-up at `alpha` by `method`."""
-    cases: int
-    pick_only: int
-    runner_up_only: int
-    mcnemar_p: float
-    delong_p: float | None
-    graded_cases: int
-
-
-class Decision(_Strict):
-    quality: Quality
-    target_recall: float
-    constraints: Constraints
-    pick: CandidateName | None
-    """The best quality among the candidates meeting every constraint; null if none does."""
-    runner_up: CandidateName | None
-    prefer: CandidateName | None
-    """The one to deploy: the pick, unless it is not significantly better than the runner-up
-    and the runner-up is cheaper (or, with costs unknown, faster)."""
-    prefer_reason: Preference | None
-    test: Test | None
-    reason: str | None
-    """Why there is no pick: the constraint that excluded the most candidates."""
-    summary: list[str]
-    """The report's answer, sentence by sentence."""
-    cost_known: bool
-    """Whether every candidate's logs record a cost."""
-    latency: str
-    """What the latency figures measure."""
-    frontier: list[CandidateFigures]
-    """Every candidate, with its figures and frontier share."""
-    resamples: int
-    usable_resamples: int
-    seed: int
-    escalation: Escalation | None = None
-    """Selective judging's calibrations, where judge-compare was asked for them."""
+from farejudge.core.decision_file import (
+    CandidateFigures,
+    CandidateName,
+    Constraints,
+    Decision,
+    Escalation,
+    Figure,
+    SelectiveFigures,
+    StageFigures,
+    StageThreshold,
+    Test,
+    TestedThreshold,
+    number,
+)
 
 
 def _stages(s: Selective | None) -> list[StageThreshold] | None:
@@ -268,7 +63,7 @@ def _selective(s: Selective, human_cost: float | None) -> SelectiveFigures:
             decided=stage.decided,
             errors=stage.calibration.errors,
             share=share,
-            cost_per_answer=_number(stage.cost_per_answer),
+            cost_per_answer=number(stage.cost_per_answer),
             best_alpha=stage.calibration.best_alpha,
             cases_needed=stage.calibration.needed.cases if stage.calibration.needed else None,
             tests=[
@@ -292,11 +87,11 @@ def _selective(s: Selective, human_cost: float | None) -> SelectiveFigures:
         delta=c.delta,
         cases=c.cases,
         guaranteed_agreement=c.guaranteed_agreement,
-        coverage=Figure.share(c.coverage),
+        coverage=Figure.of(c.coverage),
         person_share=c.shares[-1],
-        agreement=_number(c.agreement),
+        agreement=number(c.agreement),
         errors=c.errors,
-        cost_per_1k=_number(cost),
+        cost_per_1k=number(cost),
         reviews_per_1k=reviews,
         stages=stages,
     )
@@ -329,7 +124,7 @@ def _candidate(c: Candidate, escalation: EscalationResults | None) -> CandidateF
         human = escalation.options.human_cost_per_review
         selective = {
             **_selective_keys(c, True),
-            "guaranteed_agreement": _number(
+            "guaranteed_agreement": number(
                 math.nan if c.guaranteed_agreement is None else c.guaranteed_agreement
             ),
             "selective": _selective(c.selective, human) if c.selective else None,
@@ -351,7 +146,7 @@ def _candidate(c: Candidate, escalation: EscalationResults | None) -> CandidateF
         latency_p95=Figure.of(c.figures["latency_p95"]),
         flip_rate=Figure.of(c.figures["flip_rate"]),
         on_frontier=c.on_frontier,
-        frontier_share=_number(c.frontier_share),
+        frontier_share=number(c.frontier_share),
         meets_constraints=c.screened.meets,
         failed_constraints=[FLAGS[n] for n in c.screened.failed],
         unchecked_constraints=[FLAGS[n] for n in c.screened.unchecked],
@@ -362,14 +157,14 @@ def _candidate(c: Candidate, escalation: EscalationResults | None) -> CandidateF
 def _test(t: PickTest) -> Test:
     return Test(
         method=t.method,
-        p_value=_number(t.p_value),
+        p_value=number(t.p_value),
         alpha=ALPHA,
         significant=t.significant,
         cases=t.cases,
         pick_only=t.pick_only,
         runner_up_only=t.runner_up_only,
         mcnemar_p=t.mcnemar_p,
-        delong_p=_number(t.delong.p_value) if t.delong is not None else None,
+        delong_p=number(t.delong.p_value) if t.delong is not None else None,
         graded_cases=t.graded_cases,
     )
 

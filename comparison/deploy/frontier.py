@@ -11,16 +11,15 @@ resample compares the candidates on the same draw of cases.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from farejudge.comparison.stats.bootstrap import Resampling, weight_blocks
 from farejudge.comparison.stats.intervals import Interval, percentile_interval, wilson
+from farejudge.core.decision_file import Quality
 
 Floats = NDArray[np.float64]
-Quality = Literal["balanced_accuracy", "recall"]
 QUALITIES: tuple[Quality, ...] = ("balanced_accuracy", "recall")
 
 

@@ -8,9 +8,10 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from farejudge.comparison.deploy.frontier import Floats, Quality
+from farejudge.comparison.deploy.frontier import Floats
 from farejudge.comparison.graded.paired import DeLong, delong_test
 from farejudge.comparison.stats.intervals import mcnemar_exact
+from farejudge.core.decision_file import Preference, Quality
 
 ALPHA = 0.05
 
@@ -188,9 +189,6 @@ def pick_test(
         graded_cases=len(graded[0]) if graded is not None else 0,
         by_score=cut_off and delong is not None,
     )
-
-
-Preference = Literal["significant", "cheaper", "same cost", "faster", "unknown"]
 
 
 def prefer(

@@ -22,7 +22,7 @@ from farejudge.audit.record import (
     TrendRecord,
 )
 from farejudge.audit.trend import Period, trend_record
-from farejudge.comparison.deploy.decision import Figure
+from farejudge.core.decision_file import Figure
 from farejudge.core.errors import InputError
 
 MODEL, VERSION = "openai/gpt-4o-mini", "v3"

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from farejudge.comparison import cli
-from farejudge.comparison.deploy.decision import DECISION_FILE
 from farejudge.comparison.panel import suspects_export
 from farejudge.comparison.panel.suspects_export import KEY
 from farejudge.core.atomic_files import write_together
+from farejudge.core.decision_file import DECISION_FILE
 from farejudge.evals.deployed_judge import load_decision
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.kill_points import Drills, drilled, held

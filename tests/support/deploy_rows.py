@@ -4,10 +4,10 @@ price and a latency a call, and the report built from them."""
 import math
 
 from farejudge.comparison.deploy.candidates import DeployOptions
-from farejudge.comparison.deploy.frontier import Quality
 from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.report.build import Report, build_report
 from farejudge.comparison.stats.bootstrap import Resampling
+from farejudge.core.decision_file import Quality
 from tests.support.frame_rows import row, runs
 
 

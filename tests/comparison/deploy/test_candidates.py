@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from farejudge.comparison.deploy.sections import NOTHING_TO_CHOOSE
+from farejudge.comparison.deploy.verdict import NOTHING_TO_CHOOSE
 from farejudge.comparison.document import markdown
 from farejudge.comparison.report.build import Report
 from farejudge.comparison.report.sections import sections

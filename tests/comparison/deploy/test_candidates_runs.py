@@ -28,14 +28,13 @@ from numpy.typing import NDArray
 
 from farejudge.comparison.cli import EXIT_GATE, EXIT_OK, run
 from farejudge.comparison.deploy.candidates import Deployment, DeployOptions
-from farejudge.comparison.deploy.decision import DECISION_FILE, Decision
-from farejudge.comparison.deploy.frontier import Quality
 from farejudge.comparison.deploy.pick import Constraints
-from farejudge.comparison.deploy.sections import NOTHING_TO_CHOOSE, UNKNOWN_COST
+from farejudge.comparison.deploy.verdict import NOTHING_TO_CHOOSE, UNKNOWN_COST
 from farejudge.comparison.logs.frame import Runs, load_runs
 from farejudge.comparison.report.build import build_report
 from farejudge.comparison.stats.bootstrap import Resampling, one_chunk_weights
 from farejudge.comparison.stats.intervals import mcnemar_exact
+from farejudge.core.decision_file import DECISION_FILE, Decision, Quality
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.deploy_judges import (

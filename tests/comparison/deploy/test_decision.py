@@ -5,10 +5,11 @@ import json
 import jsonschema
 
 from farejudge.comparison.deploy.candidates import Deployment
-from farejudge.comparison.deploy.decision import Decision, decision
+from farejudge.comparison.deploy.decision import decision
 from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.deploy.sections import deploy_sections
 from farejudge.comparison.stats.bootstrap import Resampling
+from farejudge.core.decision_file import Decision
 from tests.support.deploy_rows import case_rows, report_of
 
 

@@ -22,8 +22,8 @@ import pytest
 from scipy.stats import binom
 
 from farejudge.comparison.cli import EXIT_INPUT, EXIT_OK, run
-from farejudge.comparison.deploy.decision import DECISION_FILE
 from farejudge.core.case_schema import Case
+from farejudge.core.decision_file import DECISION_FILE
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.deploy_judges import cost_per_call, price_file, register
 from tests.support.logprob_judges import Answer, run_logprob_judge

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from farejudge.comparison.cli import EXIT_OK, run
-from farejudge.comparison.deploy.decision import DECISION_FILE
 from farejudge.core.case_schema import Case
+from farejudge.core.decision_file import DECISION_FILE
 from farejudge.evals.dataset import DEFAULT_CASES
 from tests.support.logprob_judges import run_logprob_judge
 from tests.support.paths import FIXTURES, REPO_ROOT

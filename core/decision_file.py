@@ -1,0 +1,395 @@
+"""decision.json: its one schema, which judge-compare writes and the tasks and the audit read,
+and the one reading of the judge it prefers (`prefer`) that a task runs.
+
+Its schema is `Decision.model_json_schema()`. An undefined figure (no cost recorded, no
+ungrounded case to measure recall on) is null, never NaN, so any JSON reader takes it.
+
+Selective judging's keys (`escalation`, each candidate's `stages`, `guaranteed_agreement` and
+`selective`, the constraints' `min_agreement` and `delta`) are written only where judge-compare
+was asked for it: without it decision.json is what it was before them, key for key.
+
+The tasks (`-T decision=`) read `prefer` and `reason` alone, with the schema's own types, so a
+decision.json of a newer judge-compare with keys they do not read still runs; the audit reads
+the whole file against `Decision`. What a task cannot run (no judge, a panel, a cascade, a
+judge that decides nothing alone) is refused here, in one line naming the file.
+"""
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from farejudge.core.errors import InputError
+from farejudge.core.text_input import dotted, read_text
+
+DECISION_FILE = "decision.json"
+PANEL = "panel ("
+"""How decision.json names a panel's model: `panel (a, b, c)`."""
+
+Quality = Literal["balanced_accuracy", "recall"]
+"""The figure the pick maximises."""
+Preference = Literal["significant", "cheaper", "same cost", "faster", "unknown"]
+"""Why the judge to deploy is the one preferred."""
+
+
+class Bounds(Protocol):
+    """An estimate and its interval's ends (NaN where undefined)."""
+
+    @property
+    def estimate(self) -> float: ...
+
+    @property
+    def low(self) -> float: ...
+
+    @property
+    def high(self) -> float: ...
+
+
+def number(x: float) -> float | None:
+    """`x`, or None (JSON's null) where it is NaN."""
+    return None if math.isnan(x) else float(x)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Figure(_Strict):
+    """A figure and its 95 % interval; null where undefined."""
+
+    estimate: float | None
+    low: float | None
+    high: float | None
+
+    @classmethod
+    def of(cls, i: Bounds) -> "Figure":
+        return cls(estimate=number(i.estimate), low=number(i.low), high=number(i.high))
+
+
+class TestedThreshold(_Strict):
+    """One threshold's exact binomial test, strictest first."""
+
+    threshold: float
+    decided: int
+    errors: int
+    p_value: float
+    rejected: bool
+
+
+class StageFigures(_Strict):
+    """One judge of a selective candidate, calibrated on the gold cases that reached it."""
+
+    version: str
+    model: str
+    confidence_from: str
+    threshold: float | None
+    """Null: no threshold met alpha at its delta, and it decides nothing alone."""
+    delta: float
+    """Its share of the candidate's delta."""
+    reached: int
+    """Gold cases no earlier judge decided."""
+    decided: int
+    errors: int
+    """Of those it decided, where it disagreed with gold."""
+    share: float
+    """Of all the gold cases, the share it decided."""
+    cost_per_answer: float | None
+    best_alpha: float | None
+    """The smallest alpha it finds a threshold at, on the cases that reached it."""
+    cases_needed: int | None
+    """With no threshold: the gold cases alpha would take at the record it has where its
+    testing opened; null where it has a threshold or no number would do."""
+    tests: list[TestedThreshold]
+
+
+class SelectiveFigures(_Strict):
+    """Graded candidates in order, then a person: what each decides and what it costs."""
+
+    name: str
+    alpha: float
+    delta: float
+    cases: int
+    guaranteed_agreement: float | None
+    """1 - alpha, with probability at least 1 - delta, on what its judges decide alone; null
+    where they decide nothing."""
+    coverage: Figure
+    """The share of answers its judges decide alone, with its exact 95 % interval."""
+    person_share: float
+    agreement: float | None
+    """Observed on the gold cases its judges decided."""
+    errors: int
+    cost_per_1k: float | None
+    """Its judges' calls on the answers that reach them and a person's reviews; null where a
+    cost (a call's, a review's) is unknown."""
+    reviews_per_1k: float
+    stages: list[StageFigures]
+
+
+class StageThreshold(_Strict):
+    """A judge of a selective candidate, and the confidence it decides alone at."""
+
+    version: str
+    model: str
+    threshold: float | None
+    """Decide alone at a verdict's confidence at or above it; null: decides nothing alone."""
+
+
+class CandidateName(_Strict):
+    version: str
+    model: str
+    """The judge model, or for a panel `panel (a, b, c)`; for a selective candidate its judges'
+    and `a person`, joined by arrows."""
+    stages: list[StageThreshold] | None = None
+    """With selective judging: a selective candidate's judges in order, each with its threshold
+    (what `-T decision=` reads); null for a candidate deciding every answer alone."""
+
+
+class CandidateFigures(CandidateName):
+    members: list[str]
+    """A panel's judge models; empty for one judge."""
+    cases: int
+    calls: int
+    operating_point: Literal["verdict", "cut-off", "confidence threshold"]
+    """Its verdict; a cut-off on P(ungrounded); or, for a selective candidate, its judges'
+    confidence thresholds (`stages`)."""
+    threshold: float | None
+    """The cut-off on P(ungrounded) at the operating point; null at the verdict."""
+    balanced_accuracy: Figure
+    recall: Figure
+    precision: Figure
+    failure_rate: Figure
+    cost_per_1k: Figure
+    """Dollars per 1,000 answers; null where the logs record no cost."""
+    latency_p50: Figure
+    """Seconds per judge call (the sample's working time)."""
+    latency_p95: Figure
+    flip_rate: Figure
+    on_frontier: bool
+    frontier_share: float | None
+    meets_constraints: bool
+    failed_constraints: list[str]
+    """The flags of the constraints it does not meet."""
+    unchecked_constraints: list[str]
+    """The flags of the constraints whose figure is unknown for it: they exclude nothing."""
+    guaranteed_agreement: float | None = None
+    """With selective judging: the agreement with gold it guarantees at delta on the answers
+    its judges decide alone; null where none."""
+    selective: SelectiveFigures | None = None
+    """With selective judging: null for a candidate deciding every answer alone."""
+
+
+class Constraints(_Strict):
+    max_cost_per_1k: float | None
+    min_recall: float | None
+    max_failure_rate: float | None
+    max_p95_latency: float | None
+    min_agreement: float | None = None
+    """The agreement with gold a candidate must guarantee, with probability 1 - `delta`."""
+    delta: float | None = None
+
+
+class Escalation(_Strict):
+    """Selective judging (judge-compare --alpha, --min-agreement)."""
+
+    alpha: float
+    delta: float
+    min_agreement: float | None
+    human_cost_per_review: float | None
+    grid: list[float]
+    """The thresholds tested, fixed in advance."""
+    alone: list[SelectiveFigures]
+    """Each graded candidate alone, then a person."""
+    cascades: list[SelectiveFigures]
+    ungraded: list[str]
+    """The candidates with no graded score, and why."""
+
+
+class Test(_Strict):
+    """The pick against the runner-up, on the cases both judged with identical content."""
+
+    method: Literal["exact McNemar", "DeLong"]
+    """The test of the pick's operating point; both are given where both ran."""
+    p_value: float | None
+    alpha: float
+    significant: bool
+    """Whether the pick is better than the runner-up at `alpha` by `method`."""
+    cases: int
+    pick_only: int
+    runner_up_only: int
+    mcnemar_p: float
+    delong_p: float | None
+    graded_cases: int
+
+
+class Decision(_Strict):
+    quality: Quality
+    target_recall: float
+    constraints: Constraints
+    pick: CandidateName | None
+    """The best quality among the candidates meeting every constraint; null if none does."""
+    runner_up: CandidateName | None
+    prefer: CandidateName | None
+    """The one to deploy: the pick, unless it is not significantly better than the runner-up
+    and the runner-up is cheaper (or, with costs unknown, faster)."""
+    prefer_reason: Preference | None
+    test: Test | None
+    reason: str | None
+    """Why there is no pick: the constraint that excluded the most candidates."""
+    summary: list[str]
+    """The report's answer, sentence by sentence."""
+    cost_known: bool
+    """Whether every candidate's logs record a cost."""
+    latency: str
+    """What the latency figures measure."""
+    frontier: list[CandidateFigures]
+    """Every candidate, with its figures and frontier share."""
+    resamples: int
+    usable_resamples: int
+    seed: int
+    escalation: Escalation | None = None
+    """Selective judging's calibrations, where judge-compare was asked for them."""
+
+
+_T = TypeVar("_T")
+_PREFER: TypeAdapter[CandidateName | None] = TypeAdapter(CandidateName | None)
+_REASON: TypeAdapter[str | None] = TypeAdapter(str | None)
+
+
+def _name(version: str, model: str) -> str:
+    return f"{version} with {model}"
+
+
+@dataclass(frozen=True)
+class Preferred:
+    """The judge a decision.json prefers, as a task reads it: `prefer` and `reason`."""
+
+    prefer: CandidateName | None
+    reason: str | None
+    given: str
+    """The file as the message names it (`-T decision=PATH`, or the path itself)."""
+
+    def judge(self) -> tuple[str, str, float | None]:
+        """The one judge the production task runs: its version, its model and, for a
+        selective pick (a judge, then a person), the confidence it decides alone at; an
+        InputError of one line where the decision prefers no judge, a panel or a cascade."""
+        name, prefer = self.given, self.prefer
+        if prefer is None:
+            why = f": {self.reason}" if self.reason else ""
+            raise InputError([f"{name}: prefers no judge{why}"])
+        if prefer.model.startswith(PANEL):
+            raise InputError(
+                [
+                    f"{name}: prefers the panel {prefer.model}; judge_production runs "
+                    "one judge: give -T prompt_version and --model instead of -T decision"
+                ]
+            )
+        if not prefer.stages:
+            return prefer.version, prefer.model, None
+        if len(prefer.stages) > 1:
+            first = prefer.stages[0]
+            raise InputError(
+                [
+                    f"{name}: prefers the cascade {prefer.model}; judge_production runs one "
+                    f"judge: run each stage on the answers the one before escalates, the first "
+                    f"with -T prompt_version={first.version} --model {first.model} -T "
+                    f"threshold={first.threshold}"
+                ]
+            )
+        (stage,) = prefer.stages
+        if stage.threshold is None:
+            raise InputError(
+                [
+                    f"{name}: in the judge it prefers, {prefer.model}, the judge decides "
+                    "nothing alone"
+                ]
+            )
+        return stage.version, stage.model, stage.threshold
+
+    def threshold_for(self, version: str, model: str | None) -> float:
+        """The threshold the preferred judge holds this version and model's verdicts to (its
+        stage of a selective pick, a cascade's included); an InputError of one line where it
+        has none."""
+        given, prefer = self.given, self.prefer
+        if prefer is None:
+            raise InputError([f"{given}: it prefers no judge ({self.reason or 'no reason given'})"])
+        picked = _name(prefer.version, prefer.model)
+        if not prefer.stages:
+            raise InputError(
+                [
+                    f"{given}: the judge it prefers, {picked}, decides every answer alone, with "
+                    "no threshold (judge-compare --alpha or --min-agreement calibrates one)"
+                ]
+            )
+        if model is None:
+            raise InputError(
+                [
+                    f"{given}: the judge model is not known as the task is made, so no stage of "
+                    f"the judge it prefers can be chosen; give the threshold itself "
+                    f"(-T threshold=)"
+                ]
+            )
+        stages = [s for s in prefer.stages if (s.version, s.model) == (version, model)]
+        if not stages:
+            listed = ", ".join(_name(s.version, s.model) for s in prefer.stages)
+            raise InputError(
+                [
+                    f"{given}: the judge it prefers, {picked}, has no stage for "
+                    f"{_name(version, model)} ({listed})"
+                ]
+            )
+        threshold = stages[0].threshold
+        if threshold is None:
+            raise InputError(
+                [
+                    f"{given}: in the judge it prefers, {picked}, {_name(version, model)} "
+                    "decides nothing alone: no threshold met the guarantee"
+                ]
+            )
+        return threshold
+
+
+def _read_keys(prefer: object) -> object:
+    """`prefer` with only the keys a task reads (its name and stages), as a newer
+    judge-compare may write more."""
+    if not isinstance(prefer, dict):
+        return prefer
+    kept = {k: v for k, v in prefer.items() if k in CandidateName.model_fields}
+    stages = kept.get("stages")
+    if isinstance(stages, list):
+        fields = StageThreshold.model_fields
+        kept["stages"] = [
+            {k: v for k, v in s.items() if k in fields} if isinstance(s, dict) else s
+            for s in stages
+        ]
+    return kept
+
+
+def _key(data: dict[str, object], key: str, adapter: TypeAdapter[_T], given: str) -> _T:
+    try:
+        return adapter.validate_python(data.get(key))
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = dotted((key, *first["loc"]))
+        raise InputError(
+            [f"{given}: not a judge-compare decision ({where}: {first['msg']})"]
+        ) from None
+
+
+def read_preferred(path: Path, given: str) -> Preferred:
+    """What a task reads of the decision.json at `path` (`given`: the option naming it), or an
+    InputError of one line naming the option: it cannot be read, is not JSON, or not a
+    decision."""
+    text = read_text(path, given)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputError([f"{given}: not JSON (line {err.lineno}: {err.msg})"]) from None
+    if not isinstance(data, dict):
+        raise InputError([f"{given}: not a judge-compare decision (not an object)"])
+    if "prefer" not in data:
+        raise InputError([f"{given}: not a judge-compare decision (prefer: Field required)"])
+    prefer = _key({"prefer": _read_keys(data["prefer"])}, "prefer", _PREFER, given)
+    return Preferred(prefer, _key(data, "reason", _REASON, given), given)
