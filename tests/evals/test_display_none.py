@@ -60,8 +60,8 @@ def test_the_lines_are_the_errors_themselves(runs: dict[tuple[str, bool], Run]) 
     )
     assert runs["an unknown task option", True].lines == [
         "-T datset: not an option of judge_groundedness",
-        "options: prompt_version, dataset, constrained, fail_on_error, suite, shard, graded, "
-        "threshold, decision",
+        "options: prompt_version, dataset, constrained, fail_on_error, suite, families, shard, "
+        "graded, threshold, decision",
     ]
     assert runs["a refused schema", True].lines == [
         "openai/o1-mini rejected the verdict schema that -T constrained=true sends (Error code: "

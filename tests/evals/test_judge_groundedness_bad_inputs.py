@@ -119,8 +119,8 @@ ROWS: dict[str, Row] = {
         ["-T", "promt_version=v2"],
         lambda p: [
             "-T promt_version: not an option of judge_groundedness",
-            "options: prompt_version, dataset, constrained, fail_on_error, suite, shard, graded, "
-            "threshold, decision",
+            "options: prompt_version, dataset, constrained, fail_on_error, suite, families, shard, "
+            "graded, threshold, decision",
         ],
     ),
     "unknown prompt version": (
