@@ -10,55 +10,26 @@ the log with the suite's own statistics, shows that family alone moved. Prints f
 """
 
 import argparse
-import json
 import os
 import tempfile
 import time
-from collections import defaultdict
 from typing import cast
 
 from bench_overhead import MAX_SAMPLES
 from inspect_ai import eval
 from inspect_ai.log import EvalSample
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
-from inspect_ai.tool import ToolChoice, ToolInfo
 from record import add_record_option, recording
 
-from farejudge.core.sample_case import GoldTarget
 from farejudge.evals.adversarial.derive import derive_attacks
 from farejudge.evals.adversarial.families import FAMILY_NAMES
-from farejudge.evals.adversarial.stats import attack_success
+from farejudge.evals.adversarial.stats import by_family
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import suite_samples
-from farejudge.testing.scripted_judge import mock_output
+from farejudge.testing.attack_judge import fooled_judge
 
 TARGET_SECONDS = 60.0
-
-
-def fooled_judge(fooled_by: str | None) -> tuple[Model, int]:
-    """A mockllm judge keyed by the rendered case: gold, but fooled by one family."""
-    samples, _ = suite_samples(load_cases(DEFAULT_CASES), "adversarial", load_prompt_version("v3"))
-    replies = {}
-    for sample in samples:
-        gold = GoldTarget.model_validate_json(str(sample.target)).label.model_dump()
-        meta = sample.metadata or {}
-        if meta.get("family") == fooled_by:
-            said = meta["direction"] == "towards_grounded"
-            gold = {"grounded": said, "unsupported_claims": [] if said else ["the figures"]}
-        assert not isinstance(sample.input, str)
-        replies[sample.input[-1].text] = json.dumps({**gold, "reasoning": "Scripted."})
-
-    def respond(
-        messages: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> ModelOutput:
-        return mock_output(replies[messages[-1].text])
-
-    return get_model("mockllm/model", custom_outputs=respond), len(samples)
 
 
 def agreed(sample: EvalSample) -> bool:
@@ -79,7 +50,8 @@ def main() -> None:
         f"{len(suite.cases)} attacked cases from {len(gold)} parents, {len(FAMILY_NAMES)} families"
     )
     print(f"derivation: {derived:.2f} s")
-    judge, count = fooled_judge(args.fooled_by)
+    samples, _ = suite_samples(gold, "adversarial", load_prompt_version("v3"))
+    judge = fooled_judge(samples, {args.fooled_by})
     with tempfile.TemporaryDirectory() as logs:
         started, cpu_started = time.perf_counter(), time.process_time()
         (log,) = eval(
@@ -93,22 +65,15 @@ def main() -> None:
         wall, cpu = time.perf_counter() - started, time.process_time() - cpu_started
         assert log.status == "success", log.error
         assert log.samples is not None
-        samples = list(log.samples)
-    right = {str(s.id): agreed(s) for s in samples}
-    pairs: dict[str, tuple[list[bool], list[bool]]] = defaultdict(lambda: ([], []))
-    for s in samples:
-        meta = s.metadata or {}
-        if "family" in meta:
-            parents, children = pairs[meta["family"]]
-            parents.append(right[meta["derived_from"]])
-            children.append(right[str(s.id)])
+        scored = list(log.samples)
+    figures = by_family((str(s.id), s.metadata or {}, agreed(s)) for s in scored)
     print(
-        f"eval of {count} samples (parents and attacked children) on a scripted judge "
+        f"eval of {len(samples)} samples (parents and attacked children) on a scripted judge "
         f"fooled by {args.fooled_by}: {wall:.1f} s wall (target at most {TARGET_SECONDS:.0f} s), "
         f"{cpu:.1f} s of this process's CPU, load average {os.getloadavg()[0]:.1f} at the end"
     )
     for family in FAMILY_NAMES:
-        figure = attack_success(*pairs[family])
+        figure = figures[family]
         rate = figure.success
         print(
             f"  {family:<24} attack success {figure.fooled}/{figure.right} = {rate.estimate:.2f} "

@@ -7,7 +7,7 @@ test on the parents where exactly one version was fooled, one-sided (is the new 
 attackable?), its p-values corrected across families by Holm's step-down.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scipy.stats import binomtest
@@ -59,6 +59,25 @@ def attack_success(
         success=share(sum(was_fooled), right, level),
         clean_accuracy=share(right, len(parent_right), level),
     )
+
+
+def by_family(
+    judged: Iterable[tuple[str, Mapping[str, object], bool]], level: float = 0.95
+) -> dict[str, AttackSuccess]:
+    """Attack success per family from a run's samples, each given as (sample id, metadata,
+    whether the judge got it right): an attacked sample's metadata names its family and the
+    parent it was derived from (`-T suite=adversarial`), a parent's names neither."""
+    rows = list(judged)
+    right = {sample_id: ok for sample_id, _, ok in rows}
+    pairs: dict[str, tuple[list[bool], list[bool]]] = {}
+    for _, metadata, ok in rows:
+        family = metadata.get("family")
+        if family is None:
+            continue
+        parents, children = pairs.setdefault(str(family), ([], []))
+        parents.append(right[str(metadata["derived_from"])])
+        children.append(ok)
+    return {family: attack_success(*pair, level) for family, pair in pairs.items()}
 
 
 @dataclass(frozen=True)

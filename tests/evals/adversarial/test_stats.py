@@ -9,6 +9,7 @@ from scipy.stats import binomtest
 
 from farejudge.evals.adversarial.stats import (
     attack_success,
+    by_family,
     flagged,
     fooled,
     holm,
@@ -92,3 +93,18 @@ def test_a_version_no_attack_moves_is_flagged_in_at_most_5_percent_of_runs() -> 
 def test_families_must_match_between_versions() -> None:
     with pytest.raises(ValueError, match="families differ"):
         flagged({"a": [True]}, {"b": [True]})
+
+
+def test_by_family_pairs_each_attacked_sample_with_its_parent() -> None:
+    rows = [
+        ("a", {"relation": "gold"}, True),
+        ("a~x", {"family": "x", "derived_from": "a"}, False),
+        ("a~y", {"family": "y", "derived_from": "a"}, True),
+        ("b", {"relation": "gold"}, False),
+        ("b~x", {"family": "x", "derived_from": "b"}, False),
+        ("b~y", {"family": "y", "derived_from": "b"}, True),
+    ]
+    figures = by_family(rows)
+    assert (figures["x"].parents, figures["x"].right, figures["x"].fooled) == (2, 1, 1)
+    assert (figures["y"].parents, figures["y"].right, figures["y"].fooled) == (2, 1, 0)
+    assert figures["x"].clean_accuracy.estimate == 0.5
