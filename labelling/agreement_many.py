@@ -13,6 +13,7 @@ kappa is undefined, every verdict the same); with two annotators that is today's
 that share no case are named and left out; where no pair shares one, the gate fails.
 """
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -87,7 +88,9 @@ class Many:
                 found[row, self.names.index(label.annotator)] = float(not label.grounded)
         return found
 
+    @functools.cached_property
     def figures(self) -> Figures:
+        """Computed once: the Markdown and the record both show them."""
         return figures_of(self.matrix(), RESAMPLES, SEED, LEVEL)
 
 
@@ -165,7 +168,7 @@ def render_section(many: Many, min_kappa: float) -> list[str]:
             "labels of a case.",
             "",
         ]
-    found = many.figures()
+    found = many.figures
     alpha = found.alpha
     level = f"{LEVEL:.0%}"
     lines += [
@@ -203,7 +206,7 @@ def render_section(many: Many, min_kappa: float) -> list[str]:
 
 def render_record(many: Many, min_kappa: float) -> dict[str, Any]:
     """The figures among all the annotators, for agreement.json."""
-    found = many.figures()
+    found = many.figures
     alpha = found.alpha
     return {
         "annotators": many.names,

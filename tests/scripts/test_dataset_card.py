@@ -261,3 +261,23 @@ def test_corpus_urls_use_reserved_example_domains(corpus_by_url: dict[str, Doc])
     assert len(agencies) >= 3
     for url in corpus_by_url:
         assert re.match(r"https://[a-z0-9.-]+\.example/", url), url
+
+
+def test_the_agreement_table_reads_a_record_of_three_annotators(tmp_path: Path) -> None:
+    from farejudge.labelling.agreement_report import main as agreement
+    from farejudge.labelling.label_file import append_label
+    from tests.support.labels import DRAFTS, alice, bob, write_drafts
+
+    write_drafts(tmp_path / "drafts.jsonl", DRAFTS)
+    # Carol as alice, under her own name: bob is the pair's odd one out.
+    carol = [x.model_copy(update={"annotator": "carol"}) for x in alice()]
+    for name, labels in (("alice", alice()), ("bob", bob()), ("carol", carol)):
+        for one in labels:
+            append_label(tmp_path / f"{name}.jsonl", one)
+    files = [str(tmp_path / f"{name}.jsonl") for name in ("alice", "bob", "carol")]
+    out = tmp_path / "out"
+    agreement([*files, "--drafts", str(tmp_path / "drafts.jsonl"), "--out", str(out)])
+    record = json.loads((out / "agreement.json").read_text(encoding="utf-8"))
+    (row,) = _load_script().render_agreement({"r1": record}).splitlines()[2:]
+    # 9 of 10 cases with every verdict alike; the lowest pair (alice or carol with bob) 0.8.
+    assert row == "| r1 | alice, bob, carol | 10 | 0.900 | lowest pair 0.800 | — | — | — | 2 |"
