@@ -170,3 +170,22 @@ def test_no_shared_case_says_so_and_fails(tmp_path: Path) -> None:
     assert main([*_files(tmp_path, ana=first, ben=second), "--out", str(out)]) == 1
     markdown = (out / "agreement.md").read_text(encoding="utf-8")
     assert "No case was labelled by two annotators" in markdown
+
+
+def test_gold_counts_as_one_more_annotator(tmp_path: Path) -> None:
+    shipped = REPO_ROOT / "datasets" / "labels" / "annotator-b.jsonl"
+    other = tmp_path / "annotator-c.jsonl"
+    lines = shipped.read_text(encoding="utf-8").splitlines()
+    other.write_text(
+        "".join(line.replace('"annotator-b"', '"annotator-c"') + "\n" for line in lines),
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert main([str(shipped), str(other), "--gold", "datasets/cases", "--out", str(out)]) == 0
+    record = json.loads((out / "agreement.json").read_text(encoding="utf-8"))
+    assert record["annotators"] == ["gold", "annotator-b", "annotator-c"]
+    # The 36 cases the second annotator labelled, now with three labels each: Fleiss' kappa.
+    assert record["among"]["compared"] == 36
+    assert record["among"]["fleiss_kappa"] == pytest.approx(1.0)
+    assert record["only_one"] == {"gold": record["only_one"]["gold"]}
+    assert len(record["only_one"]["gold"]) == 108
