@@ -233,7 +233,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 2
     print(format_table(suite, time.perf_counter() - started))
     if args.out is not None:
-        write_text_atomic(args.out, "".join(c.model_dump_json() + "\n" for c in suite.cases))
+        try:
+            write_text_atomic(args.out, "".join(c.model_dump_json() + "\n" for c in suite.cases))
+        except OSError as err:
+            # Written whole or not at all: nothing is left at --out.
+            print(f"--out {args.out}: cannot write ({err.strerror or err})", file=sys.stderr)
+            return 2
         print(f"wrote {len(suite.cases)} attacked cases to {args.out}")
     return 0
 
@@ -242,8 +247,8 @@ main = Command(
     "python -m farejudge.evals.adversarial",
     {
         0: "the attacked cases derived (and written to --out)",
-        2: "a case file it cannot use, a family that does not exist, or a family that "
-        "derives nothing from the cases: one line",
+        2: "a case file it cannot use, a family that does not exist, a family that derives "
+        "nothing from the cases, or an --out it cannot write: one line",
     },
     run,
 )

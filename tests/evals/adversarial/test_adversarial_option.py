@@ -113,3 +113,15 @@ def test_the_command_exits_2_on_one_line(
     assert captured.out == "" and not out.exists()
     (line,) = captured.err.splitlines()
     assert line.startswith(starts)
+
+
+def test_an_out_it_cannot_write_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    assert run(["--families", "forged_json", "--out", str(blocker / "attacks.jsonl")]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    # mkdir meets a file where the folder would be.
+    assert line == f"--out {blocker / 'attacks.jsonl'}: cannot write (File exists)"
+    assert blocker.read_text(encoding="utf-8") == ""
