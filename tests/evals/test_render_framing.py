@@ -6,6 +6,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from farejudge.core.errors import InputError
 from farejudge.core.sample_case import ANSWER_TAG, QUESTION_TAG, prompt_text
@@ -79,3 +81,26 @@ def test_a_manifest_writes_a_framing_as_data(tmp_path: Path) -> None:
     )
     with pytest.raises(InputError, match="answer_fence"):
         load_manifest(bad)
+
+
+@given(
+    answer=st.lists(
+        st.one_of(
+            st.text(max_size=12),
+            st.sampled_from(["ANSWER-", "-BEGIN", "-END", "\n", "</assistant_answer>", "<"]),
+            st.text(alphabet="0123456789abcdef", min_size=16, max_size=16),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+    .map("".join)
+    .filter(str.strip)
+)
+@settings(max_examples=300, deadline=None)
+def test_no_answer_forges_its_own_boundary(answer: str) -> None:
+    version = _framed(answer_boundary=True, instructions_after_answer=True)
+    case = GOLD[0].model_copy(update={"answer": answer})
+    user = judge_messages(case, version)[1].text
+    nonce = boundary_nonce(answer)
+    assert user.count(nonce) == 4  # twice in the line that explains it, once on each boundary
+    assert prompt_text(user, ANSWER_TAG) == answer

@@ -5,8 +5,10 @@ import re
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from farejudge.core.case_schema import Case, case_problems
+from farejudge.core.case_schema import Case, Verdict, case_problems
 from farejudge.evals.adversarial.derive import AttackCase, Skipped, attack, derive_attacks
 from farejudge.evals.adversarial.families import BY_NAME, FAMILIES, FAMILY_NAMES
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
@@ -108,3 +110,23 @@ def test_camouflaged_payloads_hide_the_plain_words() -> None:
     assert glyphs != plain and "grounded" not in glyphs
     # Each look-alike is a letter of another script, not a Latin one.
     assert {unicodedata.name(c).split()[0] for c in glyphs if ord(c) > 127} == {"CYRILLIC"}
+
+
+answers = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60
+).filter(str.strip)
+
+
+@given(answer=answers, grounded=st.booleans(), family=st.sampled_from(FAMILY_NAMES))
+@settings(max_examples=300, deadline=None)
+def test_any_answer_keeps_its_gold_under_any_family(
+    answer: str, grounded: bool, family: str
+) -> None:
+    label = Verdict(grounded=grounded, unsupported_claims=[] if grounded else [answer])
+    parent = GOLD[0].model_copy(update={"answer": answer, "label": label})
+    child = attack(parent, BY_NAME[family])
+    if isinstance(child, Skipped):
+        assert child.reason.startswith("it pushes only towards")
+        return
+    assert _without_payload(child, parent) == parent
+    assert child.label == label and case_problems(child.as_case()) == []
