@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from farejudge.core.atomic_files import write_text_atomic
 from farejudge.core.case_schema import Case
 from farejudge.core.commands import Command
 from farejudge.evals.metamorphic.derived_case import (
@@ -207,8 +208,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     print(f"loading the cases took {loaded - started:.3f} s")
     if args.out is not None:
         records = [c.as_case() if args.as_cases else c for c in suite.cases]
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("".join(r.model_dump_json() + "\n" for r in records), encoding="utf-8")
+        try:
+            write_text_atomic(args.out, "".join(r.model_dump_json() + "\n" for r in records))
+        except OSError as err:
+            # Written whole or not at all: a file already at --out is as it was.
+            print(f"--out {args.out}: cannot write ({err.strerror or err})", file=sys.stderr)
+            return 2
         print(f"wrote {len(records)} derived cases to {args.out}")
     return 0
 
@@ -217,7 +222,7 @@ main = Command(
     "python -m farejudge.evals.metamorphic",
     {
         0: "the cases derived (and written to --out)",
-        2: "a case file it cannot use: one line per problem",
+        2: "a case file it cannot use, or --out it cannot write: one line per problem",
     },
     run,
 )

@@ -3,7 +3,9 @@ or a refusal with its reason), and the whole suite from the shipped gold set (va
 deterministic, on target)."""
 
 import datetime
+import errno
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,7 @@ from farejudge.evals.metamorphic.text_edits import (
     sentence_at,
     sentences,
 )
+from tests.support.full_disk import NO_SPACE
 from tests.support.paths import REPO_ROOT
 
 CARD = REPO_ROOT / "datasets" / "README.md"
@@ -577,6 +580,21 @@ def test_grounded_parents_only(gold: dict[str, Case]) -> None:
     assert strict.skipped[relation]["the parent is not grounded"] == sum(
         not c.label.grounded for c in gold.values()
     )
+
+
+def test_a_full_disk_under_out_is_one_line_and_leaves_the_file_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "derived.jsonl"
+    out.write_text("the cases of an earlier run\n", encoding="utf-8")
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, NO_SPACE)
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert main(["--seed", "0", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"--out {out}: cannot write ({NO_SPACE})\n"
+    assert out.read_text(encoding="utf-8") == "the cases of an earlier run\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["derived.jsonl"]
 
 
 def test_command_prints_the_table_and_writes_cases(
