@@ -212,6 +212,12 @@ def open_session(
     if others:
         # One file per annotator: counting someone else's labels would skip drafts.
         raise InputError([f"{labels}: holds labels by {', '.join(others)}, not {annotator}"])
+    kinds = sorted({lab.kind for lab in given if lab.kind is not None} - {kind})
+    if kind is not None and kinds:
+        # One annotator is one kind: the alternative annotator test's margin is chosen by it.
+        raise InputError(
+            [f"{labels}: holds {annotator}'s labels as {', '.join(kinds)}, not {kind} (--kind)"]
+        )
     current = counted_labels(read, given)
     return Session(
         read,
