@@ -2,6 +2,8 @@
 beside its parent, and bad input as one line (exit 2 from the command)."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -125,3 +127,16 @@ def test_an_out_it_cannot_write_is_one_line(
     # mkdir meets a file where the folder would be.
     assert line == f"--out {blocker / 'attacks.jsonl'}: cannot write (File exists)"
     assert blocker.read_text(encoding="utf-8") == ""
+
+
+@pytest.mark.subprocess
+def test_the_module_runs_as_a_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "farejudge.evals.adversarial", "--families", "no_such"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("families: unknown family 'no_such'; valid families: ")
+    assert len(done.stderr.splitlines()) == 1
