@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike
 
 from farejudge.audit.arrays import as_floats
 from farejudge.audit.intervals import wilson
-from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.intervals import Interval
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ from numpy.typing import ArrayLike
 
 from farejudge.audit.arrays import Floats
 from farejudge.audit.intervals import check_alpha
-from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.intervals import Interval
 
 DROPS = (0.05, 0.10, 0.20, 0.30)
 """The falls in sensitivity or specificity the detector mixes over."""

@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from farejudge.audit.arrays import Floats, as_floats
 from farejudge.audit.intervals import clopper_pearson, wilson, z_quantile
 from farejudge.audit.ppi import PPIMean, ppi_mean
-from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.intervals import Interval
 
 Positions = NDArray[np.int64]
 

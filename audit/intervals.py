@@ -7,7 +7,7 @@ score interval (without continuity correction) and Clopper-Pearson's exact one.
 from scipy.special import ndtri
 from scipy.stats import binomtest
 
-from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.intervals import Interval
 
 
 def check_alpha(alpha: float) -> None:

@@ -30,7 +30,9 @@ from pydantic import (
     model_validator,
 )
 
-from farejudge.comparison.logs.headers import (
+from farejudge.core.errors import InputError
+from farejudge.core.text_input import dotted, shown
+from farejudge.shared.logs.headers import (
     INSPECT_FILES,
     Header,
     NotALog,
@@ -38,11 +40,9 @@ from farejudge.comparison.logs.headers import (
     inspect_header,
     log_files,
 )
-from farejudge.comparison.logs.summaries import archive_summaries, log_samples
-from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, diagnose
-from farejudge.comparison.logs.workers import map_logs
-from farejudge.core.errors import InputError
-from farejudge.core.text_input import dotted, shown
+from farejudge.shared.logs.summaries import archive_summaries, log_samples
+from farejudge.shared.logs.unusable import READ_ERRORS, Unusable, diagnose
+from farejudge.shared.logs.workers import map_logs
 
 TASK = "judge_production"
 SCORER = "production_verdict"

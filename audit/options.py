@@ -8,10 +8,10 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from farejudge.comparison.document import html, markdown
-from farejudge.comparison.document.model import Section
 from farejudge.core.atomic_files import Writer, write_together
 from farejudge.core.errors import InputError
+from farejudge.shared.document import html, markdown
+from farejudge.shared.document.model import Section
 
 
 class Arguments(Protocol):

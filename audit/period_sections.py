@@ -11,8 +11,8 @@ from functools import partial
 from farejudge.audit.formatting import interval, percent, width
 from farejudge.audit.period_plots import categories, rates
 from farejudge.audit.record import AuditRecord, Estimate, Sample
-from farejudge.comparison.document.model import Section, Table, Tone, Toned, bad, good
 from farejudge.core.decision_file import Figure
+from farejudge.shared.document.model import Section, Table, Tone, Toned, bad, good
 
 FAILURE_RULE = (
     "Each judge failure (a reply with no readable verdict) and each unjudged answer (an "

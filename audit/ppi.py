@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike
 
 from farejudge.audit.arrays import Floats, as_floats
 from farejudge.audit.intervals import z_quantile
-from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.intervals import Interval
 
 
 @dataclass(frozen=True)

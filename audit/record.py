@@ -20,9 +20,9 @@ from pydantic import (
     model_validator,
 )
 
-from farejudge.comparison.stats.intervals import Interval
 from farejudge.core.decision_file import Figure
 from farejudge.core.errors import InputError
+from farejudge.core.intervals import Interval
 from farejudge.core.text_input import dotted, read_text, shown
 
 Prediction = Literal["verdict", "graded"]

@@ -10,8 +10,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure as PlotFigure
 
 from farejudge.audit.record import TrendRecord
-from farejudge.comparison.document.png import png
 from farejudge.core.decision_file import Figure
+from farejudge.shared.document.png import png
 
 _PPI, _LABELS, _JUDGE, _ALERT = "#1565c0", "#2e7d32", "#9e9e9e", "#c62828"
 _SENSITIVITY, _SPECIFICITY = "#6a1b9a", "#ef6c00"

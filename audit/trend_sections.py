@@ -10,7 +10,7 @@ from functools import partial
 from farejudge.audit.formatting import interval
 from farejudge.audit.record import TrendRecord
 from farejudge.audit.trend_plots import agreement, rates
-from farejudge.comparison.document.model import Section, Table, bad, good
+from farejudge.shared.document.model import Section, Table, bad, good
 
 DRIFT = (
     "The drift detector is the Shiryaev-Roberts e-detector over the periods of the judge in "

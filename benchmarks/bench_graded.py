@@ -25,7 +25,6 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from record import add_record_option, recording
 
 from farejudge.comparison.cases import per_case
-from farejudge.comparison.document import html, markdown
 from farejudge.comparison.graded.plots import graded as graded_plot
 from farejudge.comparison.graded.results import graded_results
 from farejudge.comparison.logs.frame import load_runs
@@ -35,6 +34,7 @@ from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import evaluate
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.prompt_versions import version_names
+from farejudge.shared.document import html, markdown
 from farejudge.testing.scripted_runs import run_version
 
 MODELS = ["mockllm/judge-a", "mockllm/judge-b", "mockllm/judge-c"]

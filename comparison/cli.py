@@ -26,14 +26,6 @@ from farejudge.comparison.deploy.decision import decision_json
 from farejudge.comparison.deploy.frontier import QUALITIES
 from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.deploy.verdict import verdict_lines
-from farejudge.comparison.document import html, markdown
-from farejudge.comparison.document.long_lists import (
-    LISTING_FILE,
-    MARKDOWN_ROWS,
-    shown,
-    write_listing,
-)
-from farejudge.comparison.document.model import Section
 from farejudge.comparison.escalation.results import EscalationOptions, parse_cascade
 from farejudge.comparison.logs.frame import LeftOut, LogsError, load_runs
 from farejudge.comparison.report.build import build_report
@@ -50,6 +42,14 @@ from farejudge.scorers.escalation_options import (
     check_human_cost,
     check_min_agreement,
 )
+from farejudge.shared.document import html, markdown
+from farejudge.shared.document.long_lists import (
+    LISTING_FILE,
+    MARKDOWN_ROWS,
+    shown,
+    write_listing,
+)
+from farejudge.shared.document.model import Section
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 

@@ -1,5 +1,5 @@
 """decision.json: its one schema, which judge-compare writes and the tasks and the audit read,
-and the one reading of the judge it prefers (`prefer`) that a task runs.
+below every stage.
 
 Its schema is `Decision.model_json_schema()`. An undefined figure (no cost recorded, no
 ungrounded case to measure recall on) is null, never NaN, so any JSON reader takes it.
@@ -8,22 +8,15 @@ Selective judging's keys (`escalation`, each candidate's `stages`, `guaranteed_a
 `selective`, the constraints' `min_agreement` and `delta`) are written only where judge-compare
 was asked for it: without it decision.json is what it was before them, key for key.
 
-The tasks (`-T decision=`) read `prefer` and `reason` alone, with the schema's own types, so a
-decision.json of a newer judge-compare with keys they do not read still runs; the audit reads
-the whole file against `Decision`. What a task cannot run (no judge, a panel, a cascade, a
-judge that decides nothing alone) is refused here, in one line naming the file.
+The tasks (`-T decision=`) read `prefer` and `reason` alone, with these types
+(`evals/deployed_judge.py`, where what a task cannot run is refused); the audit reads the
+whole file against `Decision`. Nothing here imports Inspect: judge-compare starts without it.
 """
 
-import json
 import math
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
-
-from farejudge.core.errors import InputError
-from farejudge.core.text_input import dotted, read_text
+from pydantic import BaseModel, ConfigDict
 
 DECISION_FILE = "decision.json"
 PANEL = "panel ("
@@ -251,145 +244,3 @@ class Decision(_Strict):
     seed: int
     escalation: Escalation | None = None
     """Selective judging's calibrations, where judge-compare was asked for them."""
-
-
-_T = TypeVar("_T")
-_PREFER: TypeAdapter[CandidateName | None] = TypeAdapter(CandidateName | None)
-_REASON: TypeAdapter[str | None] = TypeAdapter(str | None)
-
-
-def _name(version: str, model: str) -> str:
-    return f"{version} with {model}"
-
-
-@dataclass(frozen=True)
-class Preferred:
-    """The judge a decision.json prefers, as a task reads it: `prefer` and `reason`."""
-
-    prefer: CandidateName | None
-    reason: str | None
-    given: str
-    """The file as the message names it (`-T decision=PATH`, or the path itself)."""
-
-    def judge(self) -> tuple[str, str, float | None]:
-        """The one judge the production task runs: its version, its model and, for a
-        selective pick (a judge, then a person), the confidence it decides alone at; an
-        InputError of one line where the decision prefers no judge, a panel or a cascade."""
-        name, prefer = self.given, self.prefer
-        if prefer is None:
-            why = f": {self.reason}" if self.reason else ""
-            raise InputError([f"{name}: prefers no judge{why}"])
-        if prefer.model.startswith(PANEL):
-            raise InputError(
-                [
-                    f"{name}: prefers the panel {prefer.model}; judge_production runs "
-                    "one judge: give -T prompt_version and --model instead of -T decision"
-                ]
-            )
-        if not prefer.stages:
-            return prefer.version, prefer.model, None
-        if len(prefer.stages) > 1:
-            first = prefer.stages[0]
-            raise InputError(
-                [
-                    f"{name}: prefers the cascade {prefer.model}; judge_production runs one "
-                    f"judge: run each stage on the answers the one before escalates, the first "
-                    f"with -T prompt_version={first.version} --model {first.model} -T "
-                    f"threshold={first.threshold}"
-                ]
-            )
-        (stage,) = prefer.stages
-        if stage.threshold is None:
-            raise InputError(
-                [
-                    f"{name}: in the judge it prefers, {prefer.model}, the judge decides "
-                    "nothing alone"
-                ]
-            )
-        return stage.version, stage.model, stage.threshold
-
-    def threshold_for(self, version: str, model: str | None) -> float:
-        """The threshold the preferred judge holds this version and model's verdicts to (its
-        stage of a selective pick, a cascade's included); an InputError of one line where it
-        has none."""
-        given, prefer = self.given, self.prefer
-        if prefer is None:
-            raise InputError([f"{given}: it prefers no judge ({self.reason or 'no reason given'})"])
-        picked = _name(prefer.version, prefer.model)
-        if not prefer.stages:
-            raise InputError(
-                [
-                    f"{given}: the judge it prefers, {picked}, decides every answer alone, with "
-                    "no threshold (judge-compare --alpha or --min-agreement calibrates one)"
-                ]
-            )
-        if model is None:
-            raise InputError(
-                [
-                    f"{given}: the judge model is not known as the task is made, so no stage of "
-                    f"the judge it prefers can be chosen; give the threshold itself "
-                    f"(-T threshold=)"
-                ]
-            )
-        stages = [s for s in prefer.stages if (s.version, s.model) == (version, model)]
-        if not stages:
-            listed = ", ".join(_name(s.version, s.model) for s in prefer.stages)
-            raise InputError(
-                [
-                    f"{given}: the judge it prefers, {picked}, has no stage for "
-                    f"{_name(version, model)} ({listed})"
-                ]
-            )
-        threshold = stages[0].threshold
-        if threshold is None:
-            raise InputError(
-                [
-                    f"{given}: in the judge it prefers, {picked}, {_name(version, model)} "
-                    "decides nothing alone: no threshold met the guarantee"
-                ]
-            )
-        return threshold
-
-
-def _read_keys(prefer: object) -> object:
-    """`prefer` with only the keys a task reads (its name and stages), as a newer
-    judge-compare may write more."""
-    if not isinstance(prefer, dict):
-        return prefer
-    kept = {k: v for k, v in prefer.items() if k in CandidateName.model_fields}
-    stages = kept.get("stages")
-    if isinstance(stages, list):
-        fields = StageThreshold.model_fields
-        kept["stages"] = [
-            {k: v for k, v in s.items() if k in fields} if isinstance(s, dict) else s
-            for s in stages
-        ]
-    return kept
-
-
-def _key(data: dict[str, object], key: str, adapter: TypeAdapter[_T], given: str) -> _T:
-    try:
-        return adapter.validate_python(data.get(key))
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = dotted((key, *first["loc"]))
-        raise InputError(
-            [f"{given}: not a judge-compare decision ({where}: {first['msg']})"]
-        ) from None
-
-
-def read_preferred(path: Path, given: str) -> Preferred:
-    """What a task reads of the decision.json at `path` (`given`: the option naming it), or an
-    InputError of one line naming the option: it cannot be read, is not JSON, or not a
-    decision."""
-    text = read_text(path, given)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError([f"{given}: not JSON (line {err.lineno}: {err.msg})"]) from None
-    if not isinstance(data, dict):
-        raise InputError([f"{given}: not a judge-compare decision (not an object)"])
-    if "prefer" not in data:
-        raise InputError([f"{given}: not a judge-compare decision (prefer: Field required)"])
-    prefer = _key({"prefer": _read_keys(data["prefer"])}, "prefer", _PREFER, given)
-    return Preferred(prefer, _key(data, "reason", _REASON, given), given)

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from farejudge.comparison.deploy.candidates import Candidate, Deployment
-from farejudge.comparison.document.png import png
+from farejudge.shared.document.png import png
 
 _FRONTIER, _POINT, _PICK = "#2e7d32", "#1565c0", "#c62828"
 _LOG_SPAN = 20

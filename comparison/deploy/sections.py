@@ -16,10 +16,10 @@ from farejudge.comparison.deploy.verdict import (
     quality_name,
     verdict_lines,
 )
-from farejudge.comparison.document.model import Section, Table, bad, good, interval
 from farejudge.comparison.escalation.results import EscalationOptions
 from farejudge.comparison.escalation.sections import percent, route_text, shares_text
 from farejudge.comparison.stats.intervals import Interval
+from farejudge.shared.document.model import Section, Table, bad, good, interval
 
 TITLE = "Which judge to deploy"
 NOISE = 0.5

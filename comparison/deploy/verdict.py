@@ -7,8 +7,8 @@ import math
 
 from farejudge.comparison.deploy.candidates import Candidate, Deployment
 from farejudge.comparison.deploy.pick import PickTest
-from farejudge.comparison.document.model import interval
 from farejudge.comparison.escalation.sections import percent
+from farejudge.shared.document.model import interval
 
 QUALITY_NAMES = {"balanced_accuracy": "balanced accuracy", "recall": "recall"}
 FLAGS = {

@@ -5,10 +5,10 @@ target 1 - alpha drawn across and the calibrated threshold marked."""
 import numpy as np
 from matplotlib.figure import Figure
 
-from farejudge.comparison.document.png import png
 from farejudge.comparison.escalation.results import EscalationResults, Selective
 from farejudge.comparison.escalation.threshold import GRID
 from farejudge.scorers.escalation import decides
+from farejudge.shared.document.png import png
 
 _TARGET, _CHOSEN = "#c62828", "#2e7d32"
 

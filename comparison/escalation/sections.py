@@ -4,7 +4,6 @@ then the cascades; and the words the deploy decision's table uses for them."""
 
 import math
 
-from farejudge.comparison.document.model import Section, Table, bad, good
 from farejudge.comparison.escalation import plots
 from farejudge.comparison.escalation.binomial import Proportion
 from farejudge.comparison.escalation.results import (
@@ -14,6 +13,7 @@ from farejudge.comparison.escalation.results import (
     Selective,
 )
 from farejudge.comparison.escalation.threshold import GRID, Calibration
+from farejudge.shared.document.model import Section, Table, bad, good
 
 TITLE = "Escalation with a guarantee"
 

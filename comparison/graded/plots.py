@@ -2,8 +2,8 @@
 
 from matplotlib.figure import Figure
 
-from farejudge.comparison.document.png import png
 from farejudge.comparison.graded.results import GradedResults
+from farejudge.shared.document.png import png
 
 _TICKS = [0.0, 0.25, 0.5, 0.75, 1.0]
 

@@ -2,10 +2,10 @@
 
 import math
 
-from farejudge.comparison.document.model import Section, Table, bad, good, interval, number
 from farejudge.comparison.graded import plots
 from farejudge.comparison.graded.results import GradedComparison, GradedResults, GradedSummary
 from farejudge.comparison.verdicts.flips import Transition
+from farejudge.shared.document.model import Section, Table, bad, good, interval, number
 
 _ALPHA = 0.05
 

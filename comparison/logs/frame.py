@@ -15,17 +15,17 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from farejudge.comparison.logs.headers import (
+from farejudge.core.shards import Shard, parse_shard
+from farejudge.shared.logs.headers import (
     INSPECT_FILES,
     NotALog,
     Usage,
     log_files,
     read_header,
 )
-from farejudge.comparison.logs.summaries import log_samples
-from farejudge.comparison.logs.unusable import READ_ERRORS, Unusable, another_task, diagnose
-from farejudge.comparison.logs.workers import map_logs
-from farejudge.core.shards import Shard, parse_shard
+from farejudge.shared.logs.summaries import log_samples
+from farejudge.shared.logs.unusable import READ_ERRORS, Unusable, another_task, diagnose
+from farejudge.shared.logs.workers import map_logs
 
 TASK = "judge_groundedness"
 SCORER = "verdict_agreement"

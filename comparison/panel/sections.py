@@ -3,10 +3,10 @@
 import math
 from collections import Counter
 
-from farejudge.comparison.document.model import Section, Table, bad, good, interval, number
 from farejudge.comparison.panel.majority import DEFAULT_MEMBERS, Panel
 from farejudge.comparison.panel.results import PanelFindings
 from farejudge.comparison.panel.suspicion import MARGIN, JudgeClaim, Suspect
+from farejudge.shared.document.model import Section, Table, bad, good, interval, number
 
 
 def _verdict_line(panel: Panel) -> str:

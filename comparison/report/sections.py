@@ -7,7 +7,6 @@ import math
 from pathlib import Path
 
 from farejudge.comparison.deploy.sections import deploy_sections
-from farejudge.comparison.document.model import Section, Table, bad
 from farejudge.comparison.escalation.sections import escalation_sections
 from farejudge.comparison.graded.sections import graded_sections
 from farejudge.comparison.logs.frame import LeftOut, Runs
@@ -21,6 +20,7 @@ from farejudge.comparison.verdicts.sections import (
     stability_sections,
     verdict_sections,
 )
+from farejudge.shared.document.model import Section, Table, bad
 
 
 def _partial(gate: GateResult) -> list[str]:

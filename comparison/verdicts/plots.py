@@ -6,7 +6,6 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from farejudge.comparison.document.png import png
 from farejudge.comparison.stats.intervals import Interval
 from farejudge.comparison.verdicts.figures import (
     ConfusionCounts,
@@ -15,6 +14,7 @@ from farejudge.comparison.verdicts.figures import (
     StabilitySummary,
 )
 from farejudge.comparison.verdicts.flips import Transition
+from farejudge.shared.document.png import png
 
 _GOOD, _BAD, _WARN = "#2e7d32", "#c62828", "#ef6c00"
 

@@ -2,7 +2,6 @@
 
 import math
 
-from farejudge.comparison.document.model import Section, Table, bad, good, interval
 from farejudge.comparison.logs.frame import Runs
 from farejudge.comparison.verdicts import plots
 from farejudge.comparison.verdicts.figures import (
@@ -17,6 +16,7 @@ from farejudge.comparison.verdicts.flips import Transition, relation_changes
 from farejudge.comparison.verdicts.gate import GateResult
 from farejudge.comparison.verdicts.pinned import PinnedCheck
 from farejudge.comparison.verdicts.results import VerdictResults
+from farejudge.shared.document.model import Section, Table, bad, good, interval
 
 
 def gate_section(gate: GateResult) -> Section:

@@ -3,8 +3,8 @@
 import base64
 from html import escape
 
-from farejudge.comparison.document.long_lists import HTML_ROWS, shown
-from farejudge.comparison.document.model import Section, Table, Toned
+from farejudge.shared.document.long_lists import HTML_ROWS, shown
+from farejudge.shared.document.model import Section, Table, Toned
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1400px;

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterator, Sequence
 from typing import IO, TypeVar
 
-from farejudge.comparison.document.model import Section
+from farejudge.shared.document.model import Section
 
 LISTING_FILE = "cases.jsonl"
 """Beside report.md: one JSON object per row of every long list, named by its "list"."""

@@ -1,7 +1,7 @@
 """The report as Markdown: for the terminal and for a pull request."""
 
-from farejudge.comparison.document.long_lists import MARKDOWN_ROWS, shown
-from farejudge.comparison.document.model import Section, Table
+from farejudge.shared.document.long_lists import MARKDOWN_ROWS, shown
+from farejudge.shared.document.model import Section, Table
 
 
 def _cell(text: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from farejudge.comparison.stats.intervals import Interval
+from farejudge.core.intervals import Interval
 
 Tone = Literal["good", "bad"]
 

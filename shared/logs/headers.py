@@ -17,7 +17,7 @@ import zipfile_zstd
 import zstandard
 from fsspec.core import url_to_fs
 
-from farejudge.comparison.logs.json_stream import JsonStreamError
+from farejudge.shared.logs.json_stream import JsonStreamError
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog

@@ -12,7 +12,7 @@ from typing import Any
 
 from fsspec.core import url_to_fs
 
-from farejudge.comparison.logs.json_stream import array_items, member_items
+from farejudge.shared.logs.json_stream import array_items, member_items
 
 _SUMMARIES = "summaries.json"
 _JOURNAL_SUMMARIES = "_journal/summaries/"

@@ -16,7 +16,7 @@ import zstandard
 from fsspec import AbstractFileSystem
 from fsspec.core import url_to_fs
 
-from farejudge.comparison.logs.headers import HEADER_MEMBERS
+from farejudge.shared.logs.headers import HEADER_MEMBERS
 
 READ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, zstandard.ZstdError)
 """What reading a log that is not whole, or not a log, raises: the file system's errors, the

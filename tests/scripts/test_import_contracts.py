@@ -27,14 +27,17 @@ PLANTED = [
     ),
     (
         "comparison/verdicts/sections.py",
-        "import farejudge.comparison.document.html",
+        "import farejudge.shared.document.html",
         "The report's renderers",
     ),
     (
-        "comparison/document/html.py",
-        "import farejudge.comparison.stats.intervals",
+        "shared/document/html.py",
+        "import farejudge.shared.document.png",
         "The renderers read the document model alone",
     ),
+    ("shared/document/model.py", "import farejudge.comparison.cases", "Layers: the stages above"),
+    ("shared/logs/headers.py", "import farejudge.shared.document.model", "The shared layer"),
+    ("audit/ppi.py", "import farejudge.comparison.stats.intervals", "The audit imports no"),
     ("evals/render.py", "import inspect_ai._util.error", "Inspect's private modules"),
     ("scorers/verdict.py", "from inspect_ai.model._model import Model", "Inspect's private"),
     # A cycle inside one folder, which no layer contract sees: dataset -> render, here
@@ -113,7 +116,7 @@ def test_a_module_in_no_layer_breaks_the_layer_check(view: Path) -> None:
 
 @pytest.mark.subprocess
 def test_an_exception_nothing_uses_breaks_the_contract(view: Path) -> None:
-    headers = view / "farejudge" / "comparison" / "logs" / "headers.py"
+    headers = view / "farejudge" / "shared" / "logs" / "headers.py"
     kept = headers.read_text(encoding="utf-8")
     try:
         headers.write_text(kept.replace("zipfile._get_decompressor", "_decompressor"), "utf-8")
@@ -122,7 +125,7 @@ def test_an_exception_nothing_uses_breaks_the_contract(view: Path) -> None:
         headers.write_text(kept, encoding="utf-8")
     assert done.returncode == 1, done.stdout + done.stderr
     broken = " ".join(_broken(done).split())
-    assert "'farejudge.comparison.logs.headers uses zipfile._get_decompressor' is used no more" in (
+    assert "'farejudge.shared.logs.headers uses zipfile._get_decompressor' is used no more" in (
         broken
     )
 

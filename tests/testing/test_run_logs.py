@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
-from farejudge.comparison.logs import frame, workers
+from farejudge.comparison.logs import frame
 from farejudge.comparison.logs.frame import load_runs
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_hash, case_set_hash
+from farejudge.shared.logs import workers
 from farejudge.testing.run_logs import base_runs, copies, grow_log
 
 pytestmark = pytest.mark.slow

@@ -7,11 +7,11 @@ import math
 import pytest
 
 from farejudge.comparison.deploy.verdict import NOTHING_TO_CHOOSE
-from farejudge.comparison.document import markdown
 from farejudge.comparison.report.build import Report
 from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.intervals import mcnemar_exact
 from farejudge.comparison.verdicts.gate import evaluate
+from farejudge.shared.document import markdown
 from tests.support.deploy_rows import case_rows, report_of
 from tests.support.frame_rows import row
 

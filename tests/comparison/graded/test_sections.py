@@ -11,13 +11,13 @@ from inspect_ai.log import read_eval_log, write_eval_log
 from sklearn.metrics import roc_auc_score
 
 from farejudge.comparison.cli import EXIT_OK, run
-from farejudge.comparison.document import html, markdown
 from farejudge.comparison.graded.sections import graded_sections
 from farejudge.comparison.logs.frame import load_runs
 from farejudge.comparison.report.build import Report, build_report
 from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import evaluate
+from farejudge.shared.document import html, markdown
 from tests.support.frame_rows import row, runs
 from tests.support.graded_rows import GOLD, graded_rows, score_of
 from tests.support.scripted_cases import run_version, write_cases

@@ -5,13 +5,13 @@ import math
 
 import pytest
 
-from farejudge.comparison.document import markdown
 from farejudge.comparison.panel.majority import FAILURE, PanelError, majority, vote
 from farejudge.comparison.report.build import build_report
 from farejudge.comparison.report.sections import sections
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.stats.intervals import wilson
 from farejudge.comparison.verdicts.gate import evaluate
+from farejudge.shared.document import markdown
 from tests.support.frame_rows import row, runs
 
 G, U = "grounded", "ungrounded"

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from farejudge.comparison.cli import EXIT_OK, run
-from farejudge.comparison.document import markdown
 from farejudge.comparison.logs.frame import load_runs
 from farejudge.comparison.panel.suspects_export import KEY, OTHER_GOLD
 from farejudge.comparison.report.build import build_report
@@ -19,6 +18,7 @@ from farejudge.evals.dataset import load_cases
 from farejudge.evals.fingerprint import case_hash
 from farejudge.labelling import agreement_report, intake, promote
 from farejudge.labelling.label_session import SHOWN_FIELDS, open_session
+from farejudge.shared.document import markdown
 from farejudge.testing.synthetic_cases import write_cases
 from tests.support.browser import GUIDE
 from tests.support.scripted_cases import run_version

@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import farejudge.comparison
-from farejudge.comparison.document import html, markdown
-from farejudge.comparison.document.model import Section
 from farejudge.comparison.report.build import Report
 from farejudge.comparison.report.sections import sections
+from farejudge.shared.document import html, markdown
+from farejudge.shared.document.model import Section
 
 COMPOSER = f"{sections.__module__}.{sections.__name__}"
 """Hands each feature's sections that feature's results: the one function that takes them all."""

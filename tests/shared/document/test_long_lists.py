@@ -3,18 +3,18 @@
 import json
 from pathlib import Path
 
-from farejudge.comparison.document import markdown
-from farejudge.comparison.document.long_lists import (
+from farejudge.comparison.report.build import build_report
+from farejudge.comparison.report.sections import sections
+from farejudge.comparison.stats.bootstrap import Resampling
+from farejudge.comparison.verdicts.gate import evaluate
+from farejudge.shared.document import markdown
+from farejudge.shared.document.long_lists import (
     LISTING_FILE,
     MARKDOWN_ROWS,
     records,
     write_listing,
 )
-from farejudge.comparison.document.model import Section, Table
-from farejudge.comparison.report.build import build_report
-from farejudge.comparison.report.sections import sections
-from farejudge.comparison.stats.bootstrap import Resampling
-from farejudge.comparison.verdicts.gate import evaluate
+from farejudge.shared.document.model import Section, Table
 from tests.support.frame_rows import row, runs
 
 

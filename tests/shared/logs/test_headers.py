@@ -13,7 +13,7 @@ import pytest
 import zstandard
 from inspect_ai.log import list_eval_logs, read_eval_log, write_eval_log
 
-from farejudge.comparison.logs.headers import header_of, list_logs, read_header
+from farejudge.shared.logs.headers import header_of, list_logs, read_header
 from farejudge.testing.synthetic_logs import write_runs
 
 
@@ -144,7 +144,7 @@ def test_a_member_of_many_zstd_frames_reads_whole_without_inspect(
         for start in range(0, len(data), 1000):
             f.write(data[start : start + 1000])
     code = (
-        "import sys, zipfile, farejudge.comparison.logs.headers;"
+        "import sys, zipfile, farejudge.shared.logs.headers;"
         f"print(zipfile.ZipFile({str(archive)!r}).read('member').hex());"
         "print([m for m in sys.modules if m.startswith('inspect_ai')])"
     )

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from farejudge.comparison.logs.json_stream import JsonStreamError, array_items, member_items
+from farejudge.shared.logs.json_stream import JsonStreamError, array_items, member_items
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 1 << 20])
