@@ -19,6 +19,33 @@ from farejudge.evals.prompt_versions import PromptVersion
 from farejudge.evals.render import judge_messages
 
 DEFAULT_CASES = DATASETS / "cases"
+CONTESTED = DATASETS / "contested"
+"""The contested set (issue 64): cases written to be arguable, labelled by three annotators.
+Its drafts ship first; its cases exist once judge-promote has settled their labels."""
+NAMED_DATASETS = {
+    "contested": (
+        CONTESTED / "cases",
+        "the contested set has no settled labels yet: label datasets/contested/drafts.jsonl "
+        "with judge-label, then judge-agreement and judge-promote (--into "
+        "datasets/contested/cases)",
+    ),
+}
+"""A `dataset` option that is a name: the cases folder it stands for, and what to do while
+that folder does not exist yet."""
+
+
+def named_dataset(option: str) -> Path:
+    """The cases a `dataset` option names: a named set's folder, or the path as given.
+
+    A name is looked up before any path, so a folder called `contested` in the working
+    directory is `./contested`.
+    """
+    if option not in NAMED_DATASETS:
+        return Path(option)
+    cases, missing = NAMED_DATASETS[option]
+    if not cases.exists():
+        raise InputError([f"-T dataset={option}: {missing}"])
+    return cases
 
 
 def locate(path: str | Path) -> Path:

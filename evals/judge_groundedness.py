@@ -10,7 +10,7 @@ from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from farejudge.core.shards import check_shard, shard_samples
-from farejudge.evals.dataset import DEFAULT_CASES, load_cases
+from farejudge.evals.dataset import DEFAULT_CASES, load_cases, named_dataset
 from farejudge.evals.escalation_threshold import run_threshold
 from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.graded_request import graded_generate
@@ -62,7 +62,8 @@ def judge_groundedness(
     Args:
         prompt_version: A version in prompts/judge_groundedness/manifest.toml (default: the
             manifest's current version).
-        dataset: A JSON Lines case file, or a folder of them.
+        dataset: A JSON Lines case file, or a folder of them; or contested, the contested
+            set's settled cases (datasets/contested), kept apart from the gold set.
         constrained: Ask the judge for the verdict JSON schema: true as the provider's
             structured-output request, json_object inside an OpenAI json_object response
             format (llama-cpp-python's server), false not at all. Default: on for the
@@ -99,12 +100,13 @@ def judge_groundedness(
     chosen_families = check_suite_families(suite, families)
     version = load_prompt_version(prompt_version)
     held_to = run_threshold(threshold, decision, graded_option, version.name)
-    cases = load_cases(Path(dataset))
+    location = named_dataset(dataset)
+    cases = load_cases(location)
     chosen = check_shard(shard)
     samples, hashes = suite_samples(cases, suite, version, chosen_families)
     samples = shard_samples(samples, chosen)
     return Task(
-        dataset=MemoryDataset(samples, name=Path(dataset).stem, location=str(dataset)),
+        dataset=MemoryDataset(samples, name=Path(dataset).stem, location=str(location)),
         solver=graded_generate(judge_generate(schema), graded_option),
         # Bounded retries, so that an outage errors samples and fail_on_error can stop the
         # run; --max-retries and --timeout override them.
