@@ -124,7 +124,7 @@ def write_sample(
     """sample.json (1,000 drafts drawn uniformly) and a labels file for them."""
     from inspect_ai.log import read_eval_log_samples
 
-    from farejudge.audit.design import draw_uniform
+    from farejudge.audit.stats.design import draw_uniform
     from farejudge.labelling.label_file import append_label
     from farejudge.labelling.records import Label, Span
     from farejudge.testing.production_runs import synthetic_draft, ungrounded

@@ -47,8 +47,8 @@ def _period(
 
 
 def _run(step: str, answers: int, out: Connection) -> None:
-    from farejudge.audit.design import draw_uniform
-    from farejudge.audit.estimate import estimate_by_category, estimate_period
+    from farejudge.audit.estimate.statistics import estimate_by_category, estimate_period
+    from farejudge.audit.stats.design import draw_uniform
     from farejudge.core.population import population_hash
 
     predictions, positions, labels, categories = _period(answers)

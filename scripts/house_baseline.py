@@ -159,7 +159,7 @@ def _commands(inputs: Path) -> list[tuple[str, list[str]]]:
 def _label(inputs: Path, work: Path) -> None:
     """Each week's sample labelled with its truth, as judge-label writes labels."""
     sys.path.insert(0, str(ROOT))
-    from farejudge.audit.design import AuditSample
+    from farejudge.audit.stats.design import AuditSample
     from farejudge.core.drafts import read_drafts
     from tests.support.audit_runs import label_sample
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from farejudge.audit.cli import EXIT_INPUT, run
-from farejudge.audit.design import AuditSample
-from farejudge.audit.estimate import estimate_by_category, estimate_period
-from farejudge.audit.judged import read_judged
-from farejudge.audit.planning import JudgeFigures, plan_sample_size
-from farejudge.audit.record import AuditRecord, TrendRecord
+from farejudge.audit.estimate.statistics import estimate_by_category, estimate_period
+from farejudge.audit.inputs.judged import read_judged
+from farejudge.audit.record.schema import AuditRecord, TrendRecord
+from farejudge.audit.stats.design import AuditSample
+from farejudge.audit.stats.planning import JudgeFigures, plan_sample_size
 from farejudge.core.drafts import Draft
 from farejudge.labelling.label_file import append_label
 from farejudge.testing.production_runs import ungrounded, write_drafts

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from farejudge.audit import options
 from farejudge.audit.cli import run
-from farejudge.audit.design import AuditSample
-from farejudge.audit.estimate_command import read_sample
-from farejudge.audit.trend import read_periods
+from farejudge.audit.estimate.command import read_sample
+from farejudge.audit.inputs import options
+from farejudge.audit.stats.design import AuditSample
+from farejudge.audit.trend.build import read_periods
 from farejudge.core.atomic_files import write_together
 from farejudge.labelling.label_file import append_label
 from farejudge.testing.production_runs import write_drafts

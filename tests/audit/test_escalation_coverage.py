@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from farejudge.audit.design import DECIDED, ESCALATED, inverse_inclusion, strata_by_escalation
-from farejudge.audit.estimate import estimate_period
+from farejudge.audit.estimate.statistics import estimate_period
+from farejudge.audit.stats.design import DECIDED, ESCALATED, inverse_inclusion, strata_by_escalation
 from tests.support.audit_periods import ANSWERS, LABELS, RATE, uniform_positions
 
 PERIODS = 1_000

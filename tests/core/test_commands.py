@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import farejudge.audit.trend_command
+import farejudge.audit.trend.command
 from farejudge.audit.cli import main as judge_audit
 from farejudge.core.commands import EXIT_INTERNAL, Command
 from farejudge.evals.metamorphic.derive import main as metamorphic
@@ -55,7 +55,7 @@ def test_a_crash_exits_70_with_its_traceback_then_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setattr(farejudge.audit.trend_command, "read_periods", _boom)
+    monkeypatch.setattr(farejudge.audit.trend.command, "read_periods", _boom)
     code = judge_audit(["trend", str(tmp_path / "audit.json"), "--out", str(tmp_path / "t")])
     assert code == EXIT_INTERNAL
     err = capsys.readouterr().err
@@ -106,7 +106,7 @@ def test_the_internal_code_is_no_command_s_own() -> None:
 def test_a_crashing_command_process_exits_70(tmp_path: Path) -> None:
     # As the console script runs it: the process's exit status, not a return value.
     program = (
-        "import farejudge.audit.trend_command as t\n"
+        "import farejudge.audit.trend.command as t\n"
         "def boom(*_): raise RuntimeError('numbers went wrong')\n"
         "t.read_periods = boom\n"
         "from farejudge.audit.cli import main\n"

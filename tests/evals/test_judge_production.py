@@ -13,7 +13,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import get_model
 from inspect_ai.viewer import TaskSamplesView
 
-from farejudge.audit.judged import read_judged
+from farejudge.audit.inputs.judged import read_judged
 from farejudge.core.drafts import Draft
 from farejudge.core.errors import InputError
 from farejudge.core.population import population_hash

@@ -11,7 +11,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Score
 from inspect_ai.viewer import TaskSamplesView
 
-from farejudge.audit.judged import read_judged
+from farejudge.audit.inputs.judged import read_judged
 from farejudge.core.drafts import Draft
 from farejudge.core.errors import InputError
 from farejudge.evals import judge_production as judge_production_module

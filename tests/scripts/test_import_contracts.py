@@ -37,7 +37,10 @@ PLANTED = [
     ),
     ("shared/document/model.py", "import farejudge.comparison.cases", "Layers: the stages above"),
     ("shared/logs/headers.py", "import farejudge.shared.document.model", "The shared layer"),
-    ("audit/ppi.py", "import farejudge.comparison.stats.intervals", "The audit imports no"),
+    ("audit/stats/ppi.py", "import farejudge.comparison.stats.intervals", "The audit imports no"),
+    ("audit/stats/ppi.py", "import farejudge.audit.record.schema", "The audit: its verbs"),
+    ("audit/inputs/picked.py", "import farejudge.audit.sample.sampling", "The audit: its verbs"),
+    ("audit/sample/sampling.py", "import farejudge.audit.plan.command", "The audit: its verbs"),
     ("evals/render.py", "import inspect_ai._util.error", "Inspect's private modules"),
     ("scorers/verdict.py", "from inspect_ai.model._model import Model", "Inspect's private"),
     # A cycle inside one folder, which no layer contract sees: dataset -> render, here

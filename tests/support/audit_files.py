@@ -17,7 +17,7 @@ import pytest
 from inspect_ai.log import read_eval_log, write_eval_log
 
 from farejudge.audit.cli import EXIT_INPUT, run
-from farejudge.audit.design import AuditSample
+from farejudge.audit.stats.design import AuditSample
 from farejudge.testing.production_runs import write_drafts
 from tests.support.audit_runs import judge_period, label_sample, write_decision
 

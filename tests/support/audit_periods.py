@@ -80,6 +80,6 @@ def simulate_period(
 
 def uniform_positions(rng: np.random.Generator, answers: int, labels: int) -> NDArray[np.int64]:
     """A uniform sample of positions without replacement (numpy's, for speed: the audit's own
-    draw is tested for uniformity in tests/audit/test_design.py)."""
+    draw is tested for uniformity in tests/audit/stats/test_design.py)."""
     found: NDArray[np.int64] = rng.choice(answers, labels, replace=False)
     return found

@@ -10,7 +10,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput
 
-from farejudge.audit.design import AuditSample
+from farejudge.audit.stats.design import AuditSample
 from farejudge.comparison.deploy.decision import decision
 from farejudge.core.drafts import Draft
 from farejudge.evals.judge_production import judge_production

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from farejudge.audit.cli import EXIT_INPUT, run
-from farejudge.audit.design import AuditSample
+from farejudge.audit.stats.design import AuditSample
 from farejudge.core.drafts import Draft
 from farejudge.testing.production_runs import write_drafts
 from tests.support.audit_runs import judge_period, judge_period_held, label_sample
