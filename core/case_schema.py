@@ -94,6 +94,8 @@ AnnotatorKind = Literal["expert", "skilled", "crowd", "model"]
 
 ResponseSet = list[VerdictName] | None
 
+AnnotatorRole = Literal["annotator", "adjudicator"]
+
 
 def verdict_name(grounded: bool) -> VerdictName:
     return "grounded" if grounded else "ungrounded"
@@ -132,7 +134,7 @@ class Annotation(BaseModel):
         description="the kind of annotator, which sets the alternative annotator test's margin "
         "ε; null where it was not recorded"
     )
-    role: Literal["annotator", "adjudicator"] = Field(
+    role: AnnotatorRole = Field(
         description="`adjudicator` for the label that settled a disagreement"
     )
     grounded: bool = Field(description="the annotator's verdict")

@@ -6,7 +6,9 @@ Each of the case's texts is kept once, where Inspect handles text most cheaply:
   own tag, which `prompt_text` reads back exactly;
 - gold in the target: the verdict, with its rationale and rules (`GoldTarget`);
 - in the metadata only what a run groups and filters by: the category (and, from the suite,
-  the relation).
+  the relation); and, only for a case labelled by several annotators, each one's verdict and
+  response set (`LoggedAnnotation`), which judge-compare measures the annotators by. A case
+  with one label has no `annotations` key, so its sample is as it was before they existed.
 
 Inspect summarises each sample four times in a run. It keeps an input or a target as it is
 (cut at 5,120 characters), walks and serializes nested metadata each time, and shortens every
@@ -21,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import ChatMessage
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from farejudge.core.case_schema import Case, Verdict
+from farejudge.core.case_schema import AnnotatorKind, AnnotatorRole, Case, ResponseSet, Verdict
 from farejudge.core.escaping import unescape
 
 QUESTION_TAG = "rider_question"
@@ -65,9 +67,35 @@ def gold_target(case: Case) -> str:
     ).model_dump_json()
 
 
+class LoggedAnnotation(BaseModel):
+    """What a sample's metadata keeps of one annotator's label (`Annotation` without its spans,
+    reason, rules and time): enough for the human ceiling, the alternative annotator test and
+    the soft and response-set gold."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    annotator: str
+    kind: AnnotatorKind | None
+    role: AnnotatorRole
+    grounded: bool
+    response_set: ResponseSet
+
+
+ANNOTATIONS_KEY = "annotations"
+
+
 def sample_metadata(case: Case) -> dict[str, Any]:
-    """A sample's metadata for `case`: what a run groups by."""
-    return {"category": case.category}
+    """A sample's metadata for `case`: what a run groups by, and its annotators' verdicts
+    where it has them."""
+    metadata: dict[str, Any] = {"category": case.category}
+    if case.annotations:
+        metadata[ANNOTATIONS_KEY] = [
+            LoggedAnnotation.model_validate(
+                a.model_dump(include=set(LoggedAnnotation.model_fields))
+            ).model_dump()
+            for a in case.annotations
+        ]
+    return metadata
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from farejudge.core.sample_case import (
+    ANNOTATIONS_KEY,
     ANSWER_TAG,
     GoldTarget,
+    LoggedAnnotation,
     case_texts,
     gold_target,
     prompt_text,
     sample_metadata,
 )
-from farejudge.evals.dataset import case_to_sample, load_cases
+from farejudge.evals.dataset import CONTESTED, case_to_sample, load_cases
 from farejudge.evals.prompt_versions import load_prompt_version
 from tests.support.paths import FIXTURES
 
@@ -23,6 +25,16 @@ def test_the_metadata_holds_what_a_run_groups_by_and_gold_is_the_target() -> Non
     gold = GoldTarget.model_validate_json(gold_target(CASE))
     assert gold.label == CASE.label
     assert (gold.rationale, gold.rules) == (CASE.rationale, CASE.rules)
+
+
+def test_a_contested_case_carries_each_annotators_verdict_and_response_set() -> None:
+    case = next(c for c in load_cases(CONTESTED / "cases") if len(c.annotations) == 4)
+    metadata = case_to_sample(case, V3).metadata or {}
+    logged = [LoggedAnnotation.model_validate(each) for each in metadata[ANNOTATIONS_KEY]]
+    assert [(a.annotator, a.kind, a.role, a.grounded, a.response_set) for a in logged] == [
+        (a.annotator, a.kind, a.role, a.grounded, a.response_set) for a in case.annotations
+    ]
+    assert [a.role for a in logged].count("adjudicator") == 1
 
 
 def test_the_question_and_answer_read_back_from_the_rendered_prompt() -> None:
