@@ -119,7 +119,7 @@ def judge_groundedness(
         # same as each case adding the share of its epochs), the value's strings stay
         # strings, and the live metrics skip re-reducing every sample at each refresh.
         epochs=Epochs(1, []),
-        viewer=task_viewer(suite != "gold", held_to is not None),
+        viewer=task_viewer(suite, held_to is not None),
         fail_on_error=fail_on_error,
         version=TASK_VERSION,
         metadata={

@@ -49,8 +49,11 @@ def review_fields(
     """The sample-list columns of one scored case: `value` is the verdict scorer's numbers,
     `verdict` its answer, `metadata` the sample's, `question` the rider's."""
     said = outcome(value)
-    # A derived case says where it came from (the metamorphic suite's columns).
-    derived = "derived_from" in metadata
+    # A derived case says where it came from (the metamorphic suite's columns); an attacked
+    # one its family and the verdict it argues for too (the adversarial suite's).
+    shown = [
+        key for key in (*DERIVATION, *ATTACK) if key in metadata and "derived_from" in metadata
+    ]
     return {
         "category": str(metadata["category"]),
         "gold": "ungrounded" if value["gold_ungrounded"] else "grounded",
@@ -61,12 +64,21 @@ def review_fields(
         # The input is the rendered prompt, instructions first: the question reads better. On
         # one line (the prompt keeps its line breaks).
         "question": " ".join(question.split()),
-        **({key: str(metadata[key]) for key in DERIVATION} if derived else {}),
+        **{key: str(metadata[key]) for key in shown},
     }
 
 
 DERIVATION = ("relation", "derived_from")
 """Metadata of a metamorphic sample the viewer shows as columns."""
+ATTACK = ("family", "direction")
+"""Metadata of an attacked sample (the adversarial suite) shown as columns beside its parent."""
+SUITE_COLUMNS = {"gold": (), "metamorphic": DERIVATION, "adversarial": (*ATTACK, "derived_from")}
+"""Each suite's derivation columns, first in its sample list."""
+SUITE_TITLES = {
+    "gold": "Gold vs judge",
+    "metamorphic": "Metamorphic suite: gold vs judge",
+    "adversarial": "Adversarial suite: gold vs judge, by attack family",
+}
 
 ESCALATION_ROLES: dict[str, Role] = {"decided": "good", "escalated": "warn"}
 ESCALATION_LABELS = {
@@ -138,6 +150,8 @@ def _viewer(name: str, derivation: tuple[str, ...], escalation: bool) -> ViewerC
                 "question": "Rider's question",
                 "relation": "Relation",
                 "derived_from": "Derived from",
+                "family": "Attack family",
+                "direction": "Attack pushes",
                 **(ESCALATION_LABELS if escalation else {}),
             },
             score_color_scales={
@@ -149,12 +163,12 @@ def _viewer(name: str, derivation: tuple[str, ...], escalation: bool) -> ViewerC
     )
 
 
-def task_viewer(metamorphic: bool, escalation: bool) -> ViewerConfig:
-    """The sample list of a run: of the metamorphic suite (each derived case's relation and
-    parent) or of the cases as written; held to a confidence threshold or not."""
-    if metamorphic:
-        return _viewer("Metamorphic suite: gold vs judge", DERIVATION, escalation)
-    return _viewer("Gold vs judge", (), escalation)
+def task_viewer(suite: str, escalation: bool) -> ViewerConfig:
+    """The sample list of a run of `suite`: the metamorphic suite's (each derived case's
+    relation and parent), the adversarial suite's (each attacked case's family, the verdict
+    it pushes towards and its parent) or the cases as written; held to a confidence threshold
+    or not."""
+    return _viewer(SUITE_TITLES[suite], SUITE_COLUMNS[suite], escalation)
 
 
 PRODUCTION_SCORER = "production_verdict"

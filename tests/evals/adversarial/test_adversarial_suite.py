@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
+from inspect_ai.viewer import TaskSamplesView
 
 from farejudge.evals.adversarial.stats import by_family
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
@@ -12,6 +13,8 @@ from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.suite import suite_samples
 from farejudge.testing.attack_judge import fooled_judge
+
+ATTACK_COLUMNS = ["family", "direction", "derived_from"]
 
 FAMILIES = ["forged_json", "verified_by_office", "passage_instruction", "accuse_fabrication"]
 
@@ -41,6 +44,14 @@ def test_a_judge_fooled_by_one_family_is_fooled_there_alone(tmp_path: Path) -> N
         if "family" in sample.metadata:
             # The viewer's derivation columns read the family as the sample's relation.
             assert value["relation"] == sample.metadata["family"]
+            # ... and its own column, with the verdict the attack pushes towards.
+            assert value["family"] == sample.metadata["family"]
+            assert value["direction"] == sample.metadata["direction"]
+    assert log.eval.viewer is not None
+    view = log.eval.viewer.task_samples_view
+    assert isinstance(view, TaskSamplesView) and view.columns is not None
+    visible = [c.id for c in view.columns if c.visible]
+    assert visible[3:6] == [f"score__verdict_agreement__{k}" for k in ATTACK_COLUMNS]
     figures = by_family(rows)
     print({f: (x.fooled, x.right) for f, x in figures.items()})
     assert set(figures) == set(FAMILIES)
