@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from farejudge.comparison import cli
+from farejudge.comparison.report import compare
 from farejudge.comparison.panel import suspects_export
 from farejudge.comparison.panel.suspects_export import KEY
 from farejudge.core.atomic_files import write_together
@@ -42,7 +43,7 @@ def test_the_report_and_the_suspects_are_each_old_or_new_whole_at_every_kill_poi
     drills: Drills = {}
     # The production task's reader of decision.json (-T decision=), at each kill point.
     readers = {"report": lambda out: load_decision(str(out / DECISION_FILE))}
-    monkeypatch.setattr(cli, "write_together", drilled(write_together, drills, readers))
+    monkeypatch.setattr(compare, "write_together", drilled(write_together, drills, readers))
     monkeypatch.setattr(suspects_export, "write_together", drilled(write_together, drills))
     new = [str(tmp_path / "three"), *options, "--suspects-out", str(suspects)]
     assert cli.run(new) == cli.EXIT_OK

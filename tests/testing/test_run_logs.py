@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log
 
-from farejudge.comparison.logs import frame
 from farejudge.comparison.logs.frame import load_runs
+from farejudge.comparison.logs.read import samples_or_why
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 from farejudge.evals.fingerprint import case_hash, case_set_hash
 from farejudge.shared.logs import workers
@@ -87,6 +87,6 @@ def test_a_worker_that_cannot_read_a_log_says_why(grown: Path, tmp_path: Path) -
     start = data.find(b"summaries.json") + len("summaries.json")
     data[start + 200 : start + 400] = bytes(200)
     broken.write_bytes(bytes(data))
-    found = frame._samples_or_why(str(broken), "x")
+    found = samples_or_why(str(broken), "x")
     assert not isinstance(found, pd.DataFrame)
     assert found.reason in {"damaged", "truncated"}

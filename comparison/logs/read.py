@@ -1,0 +1,96 @@
+"""Reading one chosen log's samples, only the columns the comparison uses, in one streaming
+pass, and its usage: what one run cost.
+"""
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from farejudge.comparison.logs.runs import (
+    SCORER,
+    SPAN_COUNTS,
+    TASK,
+)
+from farejudge.shared.logs.headers import Usage
+from farejudge.shared.logs.summaries import log_samples
+from farejudge.shared.logs.unusable import READ_ERRORS, Unusable, diagnose
+
+_VALUE_KEYS = (
+    "agree",
+    "judge_failure",
+    "gold_ungrounded",
+    "judge_ungrounded",
+    "claims_gold",
+    "claims_judge",
+    "claims_matched",
+    *SPAN_COUNTS,
+    "p_ungrounded",
+    "graded_source",
+)
+
+
+_COLUMNS = (
+    *("case", "epoch", "category", "relation", *_VALUE_KEYS, "verdict", "error"),
+    *("cost", "working_time"),
+)
+
+
+def _record(sample: dict[str, Any]) -> tuple[Any, ...]:
+    """The columns of one sample (a summary, or a whole sample of a .json log)."""
+    score = (sample.get("scores") or {}).get(SCORER) or {}
+    value = score.get("value")
+    value = value if isinstance(value, dict) else {}
+    metadata = sample.get("metadata") or {}
+    error = sample.get("error")
+    # A summary holds the error's message; a whole sample the error itself.
+    if isinstance(error, dict):
+        error = error.get("message")
+    return (
+        str(sample["id"]),
+        int(sample["epoch"]),
+        metadata.get("category"),
+        metadata.get("relation"),
+        *(value.get(key) for key in _VALUE_KEYS),
+        score.get("answer"),
+        error,
+        _sample_cost(sample.get("model_usage") or {}),
+        sample.get("working_time"),
+    )
+
+
+def _sample_cost(usage: dict[str, Any]) -> float | None:
+    """What one sample's calls cost over every model it called, as Inspect priced them; None
+    where no call was priced (a run without `--model-cost-config`)."""
+    costs = [u["total_cost"] for u in usage.values() if u.get("total_cost") is not None]
+    return float(sum(costs)) if costs else None
+
+
+def read_samples(location: str, eval_id: str) -> pd.DataFrame:
+    """One log's samples, only the columns the comparison uses, in one streaming pass: a .eval
+    log's summaries (never its transcripts); a .json log's samples, each dropped once read."""
+    records = [_record(s) for s in log_samples(location)]
+    frame = pd.DataFrame.from_records(records, columns=list(_COLUMNS))
+    # A sample run again into the same log (eval-retry) supersedes its earlier record.
+    frame = frame.drop_duplicates(["case", "epoch"], keep="last").reset_index(drop=True)
+    return frame.assign(eval_id=eval_id)
+
+
+def samples_or_why(location: str, eval_id: str) -> pd.DataFrame | Unusable:
+    """One log's samples, or why they cannot be read: a worker returns what it found, so
+    that the reason, not an exception that may not pickle, crosses back."""
+    try:
+        return read_samples(location, eval_id)
+    except READ_ERRORS as err:
+        return diagnose(location, err, TASK, reading="its samples")
+
+
+def usage_totals(usage: dict[str, Usage]) -> tuple[int, int, float]:
+    """A run's prompt and completion tokens and its cost over every model it called, from its
+    log; the cost is NaN unless the run recorded one (`inspect eval --model-cost-config`)."""
+    costs = [u.total_cost for u in usage.values() if u.total_cost is not None]
+    return (
+        sum(u.input_tokens for u in usage.values()),
+        sum(u.output_tokens for u in usage.values()),
+        float(sum(costs)) if costs else math.nan,
+    )
