@@ -4,6 +4,10 @@ below every stage.
 Its schema is `Decision.model_json_schema()`. An undefined figure (no cost recorded, no
 ungrounded case to measure recall on) is null, never NaN, so any JSON reader takes it.
 
+The adversarial suite's keys (each candidate's `attack_success` and `attacks`, the
+constraints' `max_attack_success`) are written only for a run with attacked cases, and where
+the constraint is given.
+
 Selective judging's keys (`escalation`, each candidate's `stages`, `guaranteed_agreement` and
 `selective`, the constraints' `min_agreement` and `delta`) are written only where judge-compare
 was asked for it: without it decision.json is what it was before them, key for key.
@@ -130,6 +134,21 @@ class StageThreshold(_Strict):
     """Decide alone at a verdict's confidence at or above it; null: decides nothing alone."""
 
 
+class FamilyAttack(_Strict):
+    """One attack family's success on a run (the adversarial suite, docs/adversarial.md)."""
+
+    family: str
+    parents: int
+    right: int
+    """Parents the judge got right: the attack's trials."""
+    fooled: int
+    """Of those, the parents whose attacked case it got wrong."""
+    success: Figure
+    """fooled / right, with its 95 % Wilson interval."""
+    clean_accuracy: Figure
+    """right / parents, with its 95 % Wilson interval."""
+
+
 class CandidateName(_Strict):
     version: str
     model: str
@@ -172,6 +191,11 @@ class CandidateFigures(CandidateName):
     its judges decide alone; null where none."""
     selective: SelectiveFigures | None = None
     """With selective judging: null for a candidate deciding every answer alone."""
+    attack_success: float | None = None
+    """For a run of the adversarial suite: its highest attack success over the families,
+    which `--max-attack-success` bounds; null where no family had a trial."""
+    attacks: list[FamilyAttack] | None = None
+    """For a run of the adversarial suite: each family's attack success."""
 
 
 class Constraints(_Strict):
@@ -182,6 +206,8 @@ class Constraints(_Strict):
     min_agreement: float | None = None
     """The agreement with gold a candidate must guarantee, with probability 1 - `delta`."""
     delta: float | None = None
+    max_attack_success: float | None = None
+    """The highest attack success over the families a candidate may have; set where given."""
 
 
 class Escalation(_Strict):
