@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from farejudge.comparison.logs.frame import LogsError
 from farejudge.comparison.stats.bootstrap import Resampling, bootstrap
 from farejudge.comparison.stats.intervals import Interval, mcnemar_exact, wilson
+from farejudge.raters import EffectiveJudges, effective_judges
 from farejudge.scorers.confusion import Confusion, cells
 
 FAILURE = "judge failure"
@@ -90,6 +91,9 @@ class Panel:
     accuracy: Interval
     balanced_accuracy: Interval
     figures: list[MemberFigures]
+    effective: EffectiveJudges | None
+    """How many independent judges the members are worth, from their errors' correlation
+    against gold (Kish); None without a case."""
 
     @property
     def failures(self) -> int:
@@ -229,7 +233,21 @@ def build_panel(
         accuracy=wilson(sum(c.right for c in panel_cases), len(panel_cases)),
         balanced_accuracy=bootstrap(_panel_cells(panel_cases), _balanced, resampling),
         figures=figures,
+        effective=_effective(panel_cases, members, resampling) if panel_cases else None,
     )
+
+
+_CODED = {"grounded": 0.0, "ungrounded": 1.0}
+"""A vote as a label; a judge failure is coded apart from both, so it is always an error."""
+
+
+def _effective(
+    panel_cases: Sequence[PanelCase], members: Sequence[str], resampling: Resampling
+) -> EffectiveJudges:
+    """The members' effective number on the panel's cases."""
+    votes = [[_CODED.get(c.members[m].vote, 2.0) for m in members] for c in panel_cases]
+    gold = [_CODED[c.gold] for c in panel_cases]
+    return effective_judges(votes, gold, resampling.resamples, resampling.seed)
 
 
 def chosen_members(names: Sequence[str], models: Sequence[str]) -> list[str]:

@@ -6,6 +6,7 @@ from collections import Counter
 from farejudge.comparison.panel.majority import DEFAULT_MEMBERS, Panel
 from farejudge.comparison.panel.results import PanelFindings
 from farejudge.comparison.panel.suspicion import MARGIN, JudgeClaim, Suspect
+from farejudge.raters import MOSTLY_ONE_JUDGE
 from farejudge.shared.document.model import Section, Table, bad, good, interval, number
 
 
@@ -25,6 +26,21 @@ def _verdict_line(panel: Panel) -> str:
     return bad(
         f"{panel.version}: the panel does not beat its best member ({best.model}: {versus})."
     )
+
+
+def effective_line(panel: Panel) -> str:
+    """What the members are worth together: their effective number of judges."""
+    found = panel.effective
+    if found is None:
+        return f"{panel.version}: no case to count the panel's effective judges on."
+    said = (
+        f"{panel.version}: the panel's {found.members} members are worth "
+        f"{interval(found.effective)} independent judges (Kish, from the mean correlation of "
+        f"their errors against gold, {number(found.mean_correlation)})"
+    )
+    if found.mostly_one_judge:
+        return bad(f"{said}: below {MOSTLY_ONE_JUDGE:g}, the panel is mostly one judge.")
+    return f"{said}."
 
 
 def _panel_table(panel: Panel) -> Table:
@@ -94,7 +110,10 @@ def _panel_section(findings: PanelFindings) -> Section:
             f"more than half its epochs). Without --panel a version with runs from "
             f"{DEFAULT_MEMBERS} or more models gets a panel of all of them."
         ],
-        bullets=[*[_verdict_line(p) for p in findings.panels], *findings.skipped]
+        bullets=[
+            *[line for p in findings.panels for line in (_verdict_line(p), effective_line(p))],
+            *findings.skipped,
+        ]
         or ["no version has runs from every --panel model"],
         tables=[_panel_table(p) for p in findings.panels],
     )
