@@ -149,6 +149,46 @@ class FamilyAttack(_Strict):
     """right / parents, with its 95 % Wilson interval."""
 
 
+class AnnotatorTestFigures(_Strict):
+    """The candidate against one left-out annotator (the alternative annotator test)."""
+
+    annotator: str
+    items: int
+    advantage: float
+    """rho_j: the share of items where the candidate aligns with the others at least as well."""
+    test: Literal["t", "wilcoxon"]
+    adjusted_p_value: float
+    """Benjamini-Yekutieli over the annotators."""
+    candidate_wins: bool
+
+
+class AltTestFigures(_Strict):
+    """A candidate's alternative annotator test (Calderon, Reichart and Dror, 2025)."""
+
+    epsilon: float
+    winning_rate: float | None
+    """ω; null where no annotator could be tested."""
+    advantage_probability: float | None
+    """rho; null where no annotator could be tested."""
+    passes: bool
+    """ω ≥ 0.5 with nothing short: only then can the candidate replace an annotator."""
+    shortfalls: list[str]
+    """What falls short of three annotators and 30 items each, and how many more."""
+    annotators: list[AnnotatorTestFigures]
+
+
+class HumanCeiling(_Strict):
+    """The annotators' agreement with each other on the cases with two annotators or more."""
+
+    cases: int
+    annotators: list[str]
+    kinds: list[str]
+    agreement: Figure
+    """The share of (case, pair of annotators) that agree, with its bootstrap interval."""
+    shortfall: str | None
+    """What the ceiling lacks (one annotator), and how many more; null where nothing."""
+
+
 class CandidateName(_Strict):
     version: str
     model: str
@@ -196,6 +236,11 @@ class CandidateFigures(CandidateName):
     which `--max-attack-success` bounds; null where no family had a trial."""
     attacks: list[FamilyAttack] | None = None
     """For a run of the adversarial suite: each family's attack success."""
+    agreement_with_annotators: Figure | None = None
+    """On cases with annotators: the share of (case, annotator) pairs it agrees with, beside
+    `Decision.human_ceiling`."""
+    alt_test: AltTestFigures | None = None
+    """On cases with annotators: its alternative annotator test."""
 
 
 class Constraints(_Strict):
@@ -208,6 +253,8 @@ class Constraints(_Strict):
     delta: float | None = None
     max_attack_success: float | None = None
     """The highest attack success over the families a candidate may have; set where given."""
+    require_alt_test: bool | None = None
+    """Only candidates that pass the alternative annotator test; set where given."""
 
 
 class Escalation(_Strict):
@@ -270,3 +317,5 @@ class Decision(_Strict):
     seed: int
     escalation: Escalation | None = None
     """Selective judging's calibrations, where judge-compare was asked for them."""
+    human_ceiling: HumanCeiling | None = None
+    """On cases with annotators (the contested set): how far they agree with each other."""
