@@ -13,6 +13,7 @@ from farejudge.comparison.escalation.results import (
     Selective,
 )
 from farejudge.comparison.escalation.threshold import GRID, Calibration
+from farejudge.comparison.stats.intervals import Interval
 from farejudge.shared.document.model import Section, Table, bad, good
 
 TITLE = "Escalation with a guarantee"
@@ -179,7 +180,32 @@ def _lines(results: EscalationResults) -> list[str]:
     ]
 
 
-def escalation_sections(results: EscalationResults) -> list[Section]:
+def ceiling_line(results: EscalationResults, ceiling: Interval) -> str:
+    """The guarantee beside what annotators reach: gold is one person's label, and where people
+    agree with each other less often than the guarantee promises agreement with gold, the
+    promise is above what a person reaches."""
+    promised = 1 - results.options.alpha
+    reached = (
+        f"the annotators agree with each other on {percent(ceiling.estimate, 1)} "
+        f"[{percent(ceiling.low, 1)}, {percent(ceiling.high, 1)}] of pairs of labels on the "
+        "cases they share (the human ceiling)"
+    )
+    if math.isnan(ceiling.estimate):
+        return f"The guarantee of {percent(promised, 1)} agreement has no human ceiling beside it."
+    if promised > ceiling.estimate:
+        return bad(
+            f"The guarantee of {percent(promised, 1)} agreement with gold is above what "
+            f"annotators reach: {reached}."
+        )
+    return f"The guarantee of {percent(promised, 1)} agreement with gold is within what " + (
+        f"annotators reach: {reached}."
+    )
+
+
+def escalation_sections(
+    results: EscalationResults, ceiling: Interval | None = None
+) -> list[Section]:
+    """`ceiling`: the annotators' agreement with each other, where the cases carry annotators."""
     bullets = [
         _no_threshold(s.judges[0].name, s.cascade.stages[0].calibration)
         for s in results.alone
@@ -189,6 +215,8 @@ def escalation_sections(results: EscalationResults) -> list[Section]:
     bullets += results.notes
     if not results.graded:
         bullets.insert(0, "No candidate has a graded score: nothing can decide alone.")
+    if ceiling is not None:
+        bullets.insert(0, ceiling_line(results, ceiling))
     tables = [_alone_table(results)] if results.alone else []
     tables += [_cascade_table(results)] if results.cascades else []
     return [
