@@ -244,7 +244,12 @@ def _ranked(candidates: list[HumanFigures], figure: Callable[[HumanFigures], flo
 
 
 def _coded(verdict: object) -> float:
-    return {"grounded": 0.0, "ungrounded": 1.0}.get(str(verdict), _FAILED)
+    """A verdict as the label matrix codes it: a run's reads `ungrounded (2 claims)`, a
+    panel's `ungrounded`; anything else but `grounded` is a judge failure."""
+    said = str(verdict)
+    if said == "grounded":
+        return 0.0
+    return 1.0 if said.startswith("ungrounded") else _FAILED
 
 
 def human_results(

@@ -38,6 +38,10 @@ def results_of(
         for name, verdicts in judges.items()
         for case, said in verdicts.items()
     ]
+    # As a run's log reads an ungrounded verdict.
+    for each in rows:
+        if each["verdict"] == "ungrounded":
+            each["verdict"] = "ungrounded (1 claim)"
     found = human_results(
         per_case(pd.DataFrame(rows)),
         [],
