@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         nargs="+",
         required=True,
-        help="the annotators' labels files of the sample's drafts (judge-label's)",
+        help="the annotators' labels files of the sample's drafts (judge-label's), one file "
+        "an annotator: an answer several labelled has the mean of their labels",
     )
     parser.add_argument(
         "--period", required=True, help="the period's name (2026-W49): trend orders by it"

@@ -35,6 +35,9 @@ from farejudge.audit.record.schema import (
     Population,
     Prediction,
     Rate,
+    RaterOf,
+    RaterPair,
+    Raters,
     Sample,
     SampleStratum,
     figure,
@@ -44,13 +47,21 @@ from farejudge.audit.stats.agreement import judge_agreement
 from farejudge.audit.stats.arrays import Floats
 from farejudge.audit.stats.design import AuditSample
 from farejudge.audit.stats.drift import rate_alert
+from farejudge.core.decision_file import Figure
 from farejudge.core.errors import InputError
+from farejudge.core.intervals import Interval
+from farejudge.raters import cohen_kappa, krippendorff_alpha_interval
 
 VERDICT_CUT = 0.5
 STRATIFIED_AGREEMENT = (
     "not measured: a stratified sample's labels are no uniform draw of the answers (it labels "
     "more of what the judge flags, or every answer it escalated), so they misstate its "
     "sensitivity and specificity; the drift detector leaves the period out"
+)
+
+SPLIT_AGREEMENT = (
+    "not measured: the annotators differ on some answers, whose label is then a share between "
+    "0 and 1, neither ungrounded nor grounded; the drift detector leaves the period out"
 )
 
 
@@ -113,6 +124,44 @@ def _strata(sample: AuditSample, labelled: Sequence[str]) -> list[SampleStratum]
         )
         for s in sample.strata
     ]
+
+
+def raters(labels: SampleLabels, alpha: float) -> Raters | None:
+    """The annotators' agreement on the sample; None with one annotator."""
+    matrix = labels.by_annotator
+    names = labels.annotators
+    if len(names) < 2:
+        return None
+    counted = (~np.isnan(matrix)).sum(axis=1)
+    several = matrix[counted >= 2]
+    split = int(np.sum(np.nanmax(several, axis=1) != np.nanmin(several, axis=1)))
+    pairs = []
+    for a in range(len(names)):
+        for b in range(a + 1, len(names)):
+            both = ~np.isnan(matrix[:, a]) & ~np.isnan(matrix[:, b])
+            kappa = cohen_kappa(matrix[:, a], matrix[:, b])
+            pairs.append(
+                RaterPair(
+                    first=names[a],
+                    second=names[b],
+                    shared=int(both.sum()),
+                    agreed=int(np.sum(matrix[both, a] == matrix[both, b])),
+                    kappa=number(kappa),
+                )
+            )
+    found: Interval = krippendorff_alpha_interval(matrix, level=1 - alpha)
+    return Raters(
+        annotators=[
+            RaterOf(annotator=name, file=file, labelled=count)
+            for name, file, count in zip(
+                names, labels.annotator_files, labels.labelled, strict=True
+            )
+        ],
+        pairs=pairs,
+        alpha=Figure.of(found),
+        multiply_labelled=len(several),
+        disagreements=split,
+    )
 
 
 def _prediction(inputs: PeriodInputs) -> Prediction:
@@ -180,6 +229,14 @@ def summary(record: AuditRecord) -> list[str]:
         f"The judge's own rate is {percent(judge.estimate)}: biased by its errors, not an "
         "estimate of the truth.",
     ]
+    rated = record.raters
+    if rated is not None:
+        lines.append(
+            f"Each answer's label is the mean of its annotators' ({len(rated.annotators)} "
+            "annotators): the rate is the share the average annotator would call ungrounded. "
+            f"They differ on {rated.disagreements} of the {rated.multiply_labelled} answers "
+            "two or more labelled."
+        )
     gained = record.estimate.effective_labels
     if gained is not None:
         lines.append(
@@ -213,8 +270,10 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
         predictions, positions, labels.values, judged.categories, inputs.alpha, weights
     )
     cut = _cut(inputs, prediction)
+    rated = raters(labels, inputs.alpha)
+    split = rated is not None and rated.disagreements > 0
     agreement: Agreement | None = None
-    if sample.design == "uniform":
+    if sample.design == "uniform" and not split:
         agreed = judge_agreement(labels.values, predictions[positions], cut, inputs.alpha)
         agreement = Agreement(
             sensitivity=figure(agreed.sensitivity),
@@ -270,9 +329,14 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
             for c in by_category
         ],
         agreement=agreement,
-        agreement_note=None if agreement is not None else STRATIFIED_AGREEMENT,
+        agreement_note=None
+        if agreement is not None
+        else STRATIFIED_AGREEMENT
+        if sample.design != "uniform"
+        else SPLIT_AGREEMENT,
         at_pick=inputs.at_pick,
         alert=Alert(above=inputs.alert_above, raised=raised),
         summary=[],
+        raters=rated,
     )
     return record.model_copy(update={"summary": summary(record)})

@@ -2,15 +2,15 @@
 
 The answer first (the rate with its interval, and the alert), then the figures to read it
 against (the labels alone, the judge alone), what it rests on (the run, the sample, the
-failure rule), the categories, and the judge against the labels beside its figures when
-picked.
+failure rule), the annotators' agreement where several labelled, the categories, and the
+judge against the labels beside its figures when picked.
 """
 
 from functools import partial
 
 from farejudge.audit.estimate.plots import categories, rates
 from farejudge.audit.record.formatting import interval, percent, width
-from farejudge.audit.record.schema import AuditRecord, Estimate, Sample
+from farejudge.audit.record.schema import AuditRecord, Estimate, Raters, Sample
 from farejudge.core.decision_file import Figure
 from farejudge.shared.document.model import Section, Table, Tone, Toned, bad, good
 
@@ -153,6 +153,49 @@ def _rests_on(record: AuditRecord) -> Section:
     )
 
 
+def _coefficient(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def _raters(rated: Raters, alpha: float) -> Section:
+    a = rated.alpha
+    level = round(100 * (1 - alpha))
+    alpha_text = _coefficient(a.estimate)
+    if a.low is not None and a.high is not None:
+        alpha_text += f" [{a.low:.2f}, {a.high:.2f}]"
+    lines = [
+        "Each answer's label is the mean of its annotators' labels (1 ungrounded, 0 "
+        "grounded): the rate is the share of answers the average annotator would call "
+        "ungrounded, not the share any one of them would.",
+        f"They differ on {rated.disagreements} of the {rated.multiply_labelled} answers two or "
+        f"more labelled; Krippendorff's alpha (nominal) {alpha_text} ({level} % bootstrap "
+        "interval over answers).",
+    ]
+    return Section(
+        title="The annotators",
+        key="raters",
+        lines=lines,
+        tables=[
+            Table(
+                columns=["annotator", "labelled", "file"],
+                rows=[[r.annotator, str(r.labelled), r.file] for r in rated.annotators],
+            ),
+            Table(
+                columns=["pair", "both labelled", "same label", "Cohen's kappa"],
+                rows=[
+                    [
+                        f"{p.first} and {p.second}",
+                        str(p.shared),
+                        str(p.agreed),
+                        _coefficient(p.kappa),
+                    ]
+                    for p in rated.pairs
+                ],
+            ),
+        ],
+    )
+
+
 def _categories(record: AuditRecord) -> Section:
     rows = []
     for c in record.categories:
@@ -237,10 +280,12 @@ def _agreement(record: AuditRecord) -> Section:
 
 
 def period_sections(record: AuditRecord) -> list[Section]:
+    rated = [] if record.raters is None else [_raters(record.raters, record.alpha)]
     return [
         _header(record),
         _rate(record),
         _rests_on(record),
+        *rated,
         _categories(record),
         _agreement(record),
     ]

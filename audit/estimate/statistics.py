@@ -3,7 +3,9 @@
 Inputs are arrays over the period's answers (the population, N) and its labelled sample (n):
 `predictions[i]` is the judge's P(ungrounded) for answer i, or its verdict as 0/1, or NaN where
 the judge failed on it; `labelled` holds the labelled answers' positions in the population and
-`labels` their human labels, 1 = ungrounded.
+`labels` their human labels, 1 = ungrounded: with several annotators, the mean of an answer's
+labels, a share in [0, 1] (PPI's mean estimate holds for any bounded label; its estimand is then
+the share the average annotator would call ungrounded).
 
 The failure rule. A judge failure predicts the judge's mean prediction over the period's
 answered answers (its own rate among them). The rule reads predictions only, never a label,
@@ -80,14 +82,17 @@ class LabelsOnlyRate:
     labels: int
     alpha: float
     uniform: bool
-    """Whether the sample is uniform (unweighted): the binomial intervals apply to it only."""
+    """Whether the sample is uniform (unweighted) and its labels 0 or 1 (no annotators
+    differing on an answer): the binomial intervals on the count apply to it only."""
 
     def wilson(self) -> Interval | None:
-        """Wilson's interval on the count; None for a weighted (stratified) sample."""
+        """Wilson's interval on the count; None for a weighted (stratified) sample or labels
+        between 0 and 1."""
         return wilson(self.ungrounded, self.labels, self.alpha) if self.uniform else None
 
     def clopper_pearson(self) -> Interval | None:
-        """Clopper-Pearson's exact interval on the count; None for a weighted sample."""
+        """Clopper-Pearson's exact interval on the count; None for a weighted sample or labels
+        between 0 and 1."""
         return clopper_pearson(self.ungrounded, self.labels, self.alpha) if self.uniform else None
 
 
@@ -121,7 +126,9 @@ class PeriodEstimate:
     failure_fill: float
     """What each judge failure predicted (the failure rule)."""
     disagreements: int
-    """Labelled answers whose verdict (prediction >= 0.5; failures excluded) is not the label."""
+    """Labelled answers whose verdict (prediction >= 0.5; failures excluded) is not the label;
+    with labels between 0 and 1, the sum of |verdict - label| rounded down: the disagreements
+    with the average annotator (the same count for labels of 0 and 1)."""
     widened: bool
     """Whether the rate's interval was widened for having fewer than `FEW_DISAGREEMENTS`
     disagreements: its variance then counts half a disagreement of each kind more."""
@@ -131,15 +138,17 @@ def check_labels(
     labels: ArrayLike, labelled: ArrayLike, population: int
 ) -> tuple[Floats, Positions]:
     """The labels as floats and their positions as integers, or a ValueError saying what is
-    wrong: no labels, a label other than 0 or 1, a position repeated or outside the period."""
+    wrong: no labels, a label outside [0, 1], a position repeated or outside the period."""
     y = as_floats(labels, "labels")
     positions = np.asarray(labelled)
     if positions.ndim != 1 or len(positions) != len(y):
         raise ValueError(f"{len(y)} labels but positions of shape {positions.shape}")
     if len(y) == 0:
         raise ValueError("no labels: the period's estimate needs a labelled sample")
-    if not np.all((y == 0) | (y == 1)):
-        raise ValueError("labels must be 0 (grounded) or 1 (ungrounded)")
+    if not np.all((y >= 0) & (y <= 1)):
+        raise ValueError(
+            "labels must lie in [0, 1]: 0 grounded, 1 ungrounded, between for annotators' mean"
+        )
     if not np.issubdtype(positions.dtype, np.integer):
         raise ValueError("labelled positions must be integers")
     if np.any((positions < 0) | (positions >= population)):
@@ -176,10 +185,13 @@ def _estimate(
     yhat = filled.values[positions]
     rate = ppi_mean(y, yhat, filled.values, alpha=alpha, weights=weights)
     classical = ppi_mean(y, yhat, filled.values, alpha=alpha, weights=weights, lam=0.0)
-    ungrounded, n = int(y.sum()), len(y)
+    # Rounded down: a whole count for labels of 0 and 1, as many as the average annotator's.
+    ungrounded, n = math.floor(float(y.sum()) + 1e-9), len(y)
     answered = filled.values[~filled.failed]
-    verdicts = filled.values[positions] >= 0.5
-    disagreements = int(np.sum((verdicts != (y == 1)) & ~filled.failed[positions]))
+    verdicts = (filled.values[positions] >= 0.5).astype(np.float64)
+    differing = np.abs(verdicts - y)[~filled.failed[positions]]
+    disagreements = math.floor(float(differing.sum()) + 1e-9)
+    binary = bool(np.all((y == 0) | (y == 1)))
     widened = disagreements < FEW_DISAGREEMENTS
     if widened:
         rate = _with_half_counts(rate, y, yhat, weights, alpha)
@@ -190,7 +202,7 @@ def _estimate(
             ungrounded=ungrounded,
             labels=n,
             alpha=alpha,
-            uniform=weights is None,
+            uniform=weights is None and binary,
         ),
         judge=JudgeOwnRate(
             interval=_normal_mean(answered, alpha),

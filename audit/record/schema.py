@@ -9,14 +9,17 @@ reader takes it.
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Literal, Self, TypeVar
+from typing import Annotated, Any, Literal, Self, TypeVar
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
     ValidationError,
+    model_serializer,
     model_validator,
 )
 
@@ -318,6 +321,55 @@ class Sample(_Strict):
         return self
 
 
+class RaterOf(_Strict):
+    """One annotator of the period's sample."""
+
+    annotator: str
+    file: str
+    labelled: Count
+    """The sample's drafts this annotator labelled."""
+
+
+class RaterPair(_Strict):
+    """Two annotators on the drafts both labelled."""
+
+    first: str
+    second: str
+    shared: Count
+    """Drafts both labelled."""
+    agreed: Count
+    """Of those, the drafts they gave one label."""
+    kappa: float | None
+    """Cohen's kappa on the shared drafts; null where undefined (none shared, or one label
+    throughout)."""
+
+
+class Raters(_Strict):
+    """The annotators' agreement with each other on the period's sample, where several
+    labelled it (`farejudge.raters`)."""
+
+    label: Literal["mean"] = "mean"
+    """Each draft's label: the mean of its annotators' labels, in [0, 1]."""
+    annotators: list[RaterOf]
+    pairs: list[RaterPair]
+    alpha: Figure
+    """Krippendorff's alpha (nominal) over the drafts two or more labelled, with its bootstrap
+    interval over drafts at the audit's level; null where undefined."""
+    multiply_labelled: Count
+    """Drafts two or more annotators labelled."""
+    disagreements: Count
+    """Of those, the drafts whose annotators gave different labels."""
+
+    @model_validator(mode="after")
+    def _disagreements_within(self) -> Self:
+        if self.disagreements > self.multiply_labelled:
+            raise ValueError(
+                f"{self.disagreements} disagreements among {self.multiply_labelled} drafts "
+                "labelled by two or more"
+            )
+        return self
+
+
 class Alert(_Strict):
     above: ShareValue | None
     """The threshold given (`--alert-above`); null if none was."""
@@ -346,6 +398,18 @@ class AuditRecord(_Strict):
     alert: Alert
     summary: list[str]
     """The report's answer, sentence by sentence."""
+    raters: Raters | None = None
+    """The annotators' agreement where two or more labelled the sample; absent with one."""
+
+    @model_serializer(mode="wrap")
+    def _one_annotator_as_before(
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ) -> dict[str, Any]:
+        # A period one annotator labelled is written exactly as before several could.
+        data: dict[str, Any] = handler(self)
+        if self.raters is None:
+            data.pop("raters", None)
+        return data
 
     @model_validator(mode="after")
     def _one_sample(self) -> Self:
@@ -356,12 +420,14 @@ class AuditRecord(_Strict):
                 f"estimate.labels_only: {only.ungrounded} ungrounded of {only.labels} labels, "
                 f"but the sample has {labelled} labelled"
             )
-        uniform = self.sample.design == "uniform"
+        split = self.raters is not None and self.raters.disagreements > 0
+        uniform = self.sample.design == "uniform" and not split
         given = (self.agreement, only.wilson, only.clopper_pearson)
         if any((figure is not None) != uniform for figure in given):
             raise ValueError(
                 "agreement and the labels' Wilson and Clopper-Pearson intervals are given for "
-                f"a uniform sample only, and this one is {self.sample.design}"
+                "a uniform sample whose annotators never differ only, and this one is "
+                f"{self.sample.design}{', its annotators differing' if split else ''}"
             )
         a = self.agreement
         if a is not None and a.positives + a.negatives + a.failures != labelled:

@@ -422,23 +422,6 @@ def test_a_label_of_other_content(
 
 
 @pytest.mark.slow
-def test_two_labels_files_that_disagree_on_a_draft(
-    period: Period,
-    labelled: tuple[AuditSample, Path],
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    sample, labels = labelled
-    other = tmp_path / "bob.jsonl"
-    first = {d.id: d for d in period.drafts}[sample.ids[0]]
-    number = index_of(period.drafts)[first.id]
-    append_label(other, truth_label(first, number, "bob", grounded=ungrounded(number)))
-    line = _refused(period, tmp_path, [labels, other], capsys)
-    assert line.startswith(f"{other}:1: label for '{first.id}' says ")
-    assert f"but {labels}:1 says" in line
-
-
-@pytest.mark.slow
 def test_a_judged_log_of_another_task(
     period: Period,
     labelled: tuple[AuditSample, Path],

@@ -114,13 +114,20 @@ def truth_label(
 
 
 def label_sample(
-    path: Path, drafts: list[Draft], sample: AuditSample, count: int | None = None
+    path: Path,
+    drafts: list[Draft],
+    sample: AuditSample,
+    count: int | None = None,
+    annotator: str = "ana",
+    against: frozenset[str] = frozenset(),
 ) -> None:
-    """The first `count` drafts of the sample (all by default) labelled with their truth."""
+    """The first `count` drafts of the sample (all by default) labelled by `annotator` with
+    their truth, but the drafts in `against`, labelled against it."""
     by_id = {d.id: d for d in drafts}
     numbers = index_of(drafts)
     for draft in sample.ids[:count]:
-        append_label(path, truth_label(by_id[draft], numbers[draft]))
+        says = None if draft not in against else ungrounded(numbers[draft])
+        append_label(path, truth_label(by_id[draft], numbers[draft], annotator, says))
 
 
 def write_decision(path: Path, model: str = MODEL, wrong: set[int] | None = None) -> None:

@@ -109,7 +109,8 @@ def test_a_judge_that_failed_on_everything_leaves_the_labels_alone() -> None:
     [
         ([0.5, 0.5], [], [], "no labels"),
         ([0.5, 0.5], [0], [1.0], "at least 2"),
-        ([0.5, 0.5, 0.5], [0, 1], [1.0, 0.5], "0 \\(grounded\\) or 1"),
+        ([0.5, 0.5, 0.5], [0, 1], [1.0, 1.5], "labels must lie in \\[0, 1\\]"),
+        ([0.5, 0.5, 0.5], [0, 1], [1.0, -0.5], "labels must lie in \\[0, 1\\]"),
         ([0.5, 0.5], [0, 2], [1.0, 0.0], "outside the period's 2 answers"),
         ([0.5, 0.5], [0, 0], [1.0, 0.0], "labelled twice"),
         ([0.5, 0.5], [0, 1, 1], [1.0, 0.0, 1.0], "labelled twice"),
