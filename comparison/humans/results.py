@@ -29,7 +29,7 @@ from farejudge.comparison.panel.majority import Panel
 from farejudge.comparison.stats.bootstrap import Resampling, one_chunk_weights
 from farejudge.comparison.stats.intervals import Interval, percentile_interval
 from farejudge.core.case_schema import verdict_name
-from farejudge.core.sample_case import LoggedAnnotation
+from farejudge.core.sample_case import ANNOTATIONS_KEY, LoggedAnnotation
 from farejudge.raters import (
     EPSILON_CROWD,
     EPSILON_EXPERT,
@@ -250,6 +250,19 @@ def _coded(verdict: object) -> float:
     if said == "grounded":
         return 0.0
     return 1.0 if said.startswith("ungrounded") else _FAILED
+
+
+def logged_annotations(samples: pd.DataFrame) -> dict[str, list[LoggedAnnotation]]:
+    """Each case's annotators as its samples carry them (`annotations`, `core/sample_case.py`):
+    the first sample of a case that has them. A case without, or whose summary dropped them
+    (Inspect keeps a metadata value of 1 KB at most), has none."""
+    if ANNOTATIONS_KEY not in samples:
+        return {}
+    found: dict[str, list[LoggedAnnotation]] = {}
+    for case, logged in zip(samples["case"], samples[ANNOTATIONS_KEY], strict=True):
+        if str(case) not in found and isinstance(logged, list):
+            found[str(case)] = [LoggedAnnotation.model_validate(each) for each in logged]
+    return found
 
 
 def human_results(

@@ -10,7 +10,12 @@ import pandas as pd
 import pytest
 
 from farejudge.comparison.cases import per_case
-from farejudge.comparison.humans.results import HumanResults, epsilon_option, human_results
+from farejudge.comparison.humans.results import (
+    HumanResults,
+    epsilon_option,
+    human_results,
+    logged_annotations,
+)
 from farejudge.comparison.stats.bootstrap import Resampling
 from tests.support.contested_judges import (
     ANNOTATIONS,
@@ -128,3 +133,16 @@ def test_epsilon_by_kind_or_number(text: str, value: float) -> None:
 def test_an_epsilon_that_is_neither_is_refused_in_one_line(text: str) -> None:
     with pytest.raises(ValueError, match=f"--epsilon {text}"):
         epsilon_option(text)
+
+
+def test_the_annotators_are_read_back_from_the_samples_metadata() -> None:
+    case = CASES[0].id
+    logged = [a.model_dump() for a in ANNOTATIONS[case]]
+    samples = pd.DataFrame(
+        {
+            "case": [case, case, "gold-1", "big-1"],
+            "annotations": [logged, logged, None, "Key removed from summary (> 1k)"],
+        }
+    )
+    assert logged_annotations(samples) == {case: ANNOTATIONS[case]}
+    assert logged_annotations(pd.DataFrame({"case": ["gold-1"]})) == {}
