@@ -3,7 +3,12 @@ family's attack success per run with its interval and the clean accuracy beside 
 newest version against the one before it, paired on the same parents, as the gate reads it."""
 
 from farejudge.comparison.attacks import plots
-from farejudge.comparison.attacks.results import ALPHA, AttackComparison, AttackResults
+from farejudge.comparison.attacks.results import (
+    ALPHA,
+    AttackComparison,
+    AttackResults,
+    FamilyTest,
+)
 from farejudge.shared.document.model import Section, Table, bad, good, interval
 
 TITLE = "Attack success by family"
@@ -82,16 +87,19 @@ def _comparison_table(c: AttackComparison) -> Table:
     )
 
 
-def gate_lines(results: AttackResults) -> list[str]:
-    """One line per family a newer version is more attackable on: what fails the gate."""
-    return [
-        f"{c.after} is more attackable than {c.before} with {c.model} on {t.family}: fooled on "
-        f"{t.test.newly_fooled} parent(s) {c.before} resisted, {t.test.no_longer_fooled} the "
-        f"other way (exact McNemar, Holm-adjusted p = {t.adjusted_p:.3g} across "
+def gate_line(c: AttackComparison, t: FamilyTest) -> str:
+    """What fails the gate on a family the newer version is more attackable on."""
+    return (
+        f"{c.after} is more attackable than {c.before} with {c.model} on {t.family}: fooled "
+        f"on {t.test.newly_fooled} parent(s) {c.before} resisted, {t.test.no_longer_fooled} "
+        f"the other way (exact McNemar, Holm-adjusted p = {t.adjusted_p:.3g} across "
         f"{len(c.tests)} families)"
-        for c in results.comparisons
-        for t in c.flagged
-    ]
+    )
+
+
+def gate_lines(results: AttackResults) -> list[str]:
+    """One line per family a newer version is more attackable on."""
+    return [gate_line(c, t) for c in results.comparisons for t in c.flagged]
 
 
 def attack_sections(results: AttackResults) -> list[Section]:

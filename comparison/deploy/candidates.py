@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from farejudge.comparison.attacks.results import AttackResults, RunAttacks
 from farejudge.comparison.deploy.frontier import CandidateRows, resample_candidates
 from farejudge.comparison.deploy.pick import (
+    ATTACKED,
     GUARANTEED,
     Constraints,
     PickTest,
@@ -79,6 +81,8 @@ class Candidate:
     guaranteed_agreement: float | None = None
     """With selective judging: the agreement with gold it guarantees at delta on what its
     judges decide alone (NaN: none); None without selective judging."""
+    attacks: RunAttacks | None = None
+    """A run of the adversarial suite's attack success per family; None for any other."""
 
     @property
     def name(self) -> str:
@@ -357,9 +361,11 @@ def deployment(
     resampling: Resampling,
     target_recall: float,
     escalation: EscalationResults | None = None,
+    attacks: AttackResults | None = None,
 ) -> Deployment:
     """`cases`: the per-case frame in report order (`cases.report_order`); `escalation`:
-    selective judging's results, where asked for (its candidates join the others)."""
+    selective judging's results, where asked for (its candidates join the others); `attacks`:
+    each adversarial run's attack success, which `--max-attack-success` bounds."""
     named, total = _candidates(runs, cases, graded, panels, escalation)
     resampled = resample_candidates([n.rows for n in named], total, options.quality, resampling)
     guaranteed: list[float | None] = [None] * len(named)
@@ -375,6 +381,15 @@ def deployment(
         ]
         points = [p | {GUARANTEED: g} for p, g in zip(points, found, strict=True)]
         guaranteed = list(found)
+    # Only a run holds attacked cases: a panel's or a cascade's attack success is unknown.
+    attacked = [
+        attacks.of(n.version, n.model) if attacks and not n.members and not n.selective else None
+        for n in named
+    ]
+    points = [
+        p | {ATTACKED: math.nan if a is None else a.worst}
+        for p, a in zip(points, attacked, strict=True)
+    ]
     screened = [screen(point, options.constraints) for point in points]
     candidates = [
         Candidate(
@@ -390,6 +405,7 @@ def deployment(
             screened=screened[i],
             selective=n.selective,
             guaranteed_agreement=guaranteed[i],
+            attacks=attacked[i],
         )
         for i, n in enumerate(named)
     ]

@@ -8,6 +8,7 @@ decision.json is what it was before them, key for key.
 import math
 from typing import Any, Literal
 
+from farejudge.comparison.attacks.results import RunAttacks
 from farejudge.comparison.deploy.candidates import Candidate, Deployment
 from farejudge.comparison.deploy.pick import ALPHA, PickTest
 from farejudge.comparison.deploy.verdict import FLAGS, LATENCY_MEASURED, verdict_lines
@@ -19,6 +20,7 @@ from farejudge.core.decision_file import (
     Constraints,
     Decision,
     Escalation,
+    FamilyAttack,
     Figure,
     SelectiveFigures,
     StageFigures,
@@ -118,6 +120,24 @@ def _operating_point(c: Candidate) -> Literal["verdict", "cut-off", "confidence 
     return "verdict" if c.threshold is None else "cut-off"
 
 
+def _attack_keys(a: RunAttacks) -> dict[str, Any]:
+    """A run of the adversarial suite's keys: none for any other candidate."""
+    return {
+        "attack_success": number(a.worst),
+        "attacks": [
+            FamilyAttack(
+                family=family,
+                parents=f.parents,
+                right=f.right,
+                fooled=f.fooled,
+                success=Figure.of(f.success),
+                clean_accuracy=Figure.of(f.clean_accuracy),
+            )
+            for family, f in a.families.items()
+        ],
+    }
+
+
 def _candidate(c: Candidate, escalation: EscalationResults | None) -> CandidateFigures:
     selective: dict[str, Any] = {}
     if escalation is not None:
@@ -151,6 +171,7 @@ def _candidate(c: Candidate, escalation: EscalationResults | None) -> CandidateF
         failed_constraints=[FLAGS[n] for n in c.screened.failed],
         unchecked_constraints=[FLAGS[n] for n in c.screened.unchecked],
         **selective,
+        **(_attack_keys(c.attacks) if c.attacks else {}),
     )
 
 
@@ -185,6 +206,11 @@ def decision(d: Deployment) -> Decision:
             max_failure_rate=c.max_failure_rate,
             max_p95_latency=c.max_p95_latency,
             **guarantee,
+            **(
+                {"max_attack_success": c.max_attack_success}
+                if c.max_attack_success is not None
+                else {}
+            ),
         ),
         pick=_name(d.pick, on),
         runner_up=_name(d.runner_up, on),

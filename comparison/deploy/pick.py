@@ -21,6 +21,11 @@ GUARANTEED = "guaranteed_agreement"
 guarantees none, which fails `--min-agreement` rather than leaving it unchecked."""
 
 
+ATTACKED = "attack_success"
+"""A run's highest attack success over the adversarial suite's families: NaN for a candidate
+with no attacked case (a panel, a run of the gold set), which leaves it unchecked."""
+
+
 @dataclass(frozen=True)
 class Constraints:
     """What a candidate must meet, at its point estimates; None is no constraint."""
@@ -33,6 +38,8 @@ class Constraints:
     """The agreement with gold a candidate must guarantee at `delta` (selective judging)."""
     delta: float | None = None
     """The level of that guarantee; given with it."""
+    max_attack_success: float | None = None
+    """The highest attack success over the adversarial suite's families (`ATTACKED`)."""
 
     def given(self) -> dict[str, float]:
         return {
@@ -43,6 +50,7 @@ class Constraints:
                 ("max_failure_rate", self.max_failure_rate),
                 ("max_p95_latency", self.max_p95_latency),
                 ("min_agreement", self.min_agreement),
+                ("max_attack_success", self.max_attack_success),
             )
             if value is not None
         }
@@ -54,6 +62,7 @@ CONSTRAINED: dict[str, tuple[str, int]] = {
     "max_failure_rate": ("failure_rate", 1),
     "max_p95_latency": ("latency_p95", 1),
     "min_agreement": (GUARANTEED, -1),
+    "max_attack_success": (ATTACKED, 1),
 }
 """Constraint → the figure it bounds, and 1 for an upper bound, -1 for a lower one."""
 

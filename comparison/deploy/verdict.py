@@ -17,6 +17,7 @@ FLAGS = {
     "max_failure_rate": "--max-failure-rate",
     "max_p95_latency": "--max-p95-latency",
     "min_agreement": "--min-agreement",
+    "max_attack_success": "--max-attack-success",
 }
 UNKNOWN_COST = "cost unknown"
 NOTHING_TO_CHOOSE = "there is nothing to choose between"

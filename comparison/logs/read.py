@@ -16,6 +16,9 @@ from farejudge.shared.logs.headers import Usage
 from farejudge.shared.logs.summaries import log_samples
 from farejudge.shared.logs.unusable import READ_ERRORS, Unusable, diagnose
 
+ATTACK = ("family", "derived_from", "direction")
+"""An attacked sample's metadata (`-T suite=adversarial`); None on any other sample."""
+
 _VALUE_KEYS = (
     "agree",
     "judge_failure",
@@ -31,7 +34,7 @@ _VALUE_KEYS = (
 
 
 _COLUMNS = (
-    *("case", "epoch", "category", "relation", *_VALUE_KEYS, "verdict", "error"),
+    *("case", "epoch", "category", "relation", *ATTACK, *_VALUE_KEYS, "verdict", "error"),
     *("cost", "working_time"),
 )
 
@@ -51,6 +54,7 @@ def _record(sample: dict[str, Any]) -> tuple[Any, ...]:
         int(sample["epoch"]),
         metadata.get("category"),
         metadata.get("relation"),
+        *(metadata.get(key) for key in ATTACK),
         *(value.get(key) for key in _VALUE_KEYS),
         score.get("answer"),
         error,

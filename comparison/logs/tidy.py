@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from farejudge.comparison.logs.read import ATTACK
 from farejudge.comparison.logs.runs import SPAN_COUNTS, Coverage
 
 _CANCELLED = ("CancelledError(", "Cancelled(")
@@ -89,6 +90,8 @@ def tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]])
             "category": raw["category"].astype(str).to_numpy(),
             # Logs from before the metamorphic suite hold gold cases only.
             "relation": raw["relation"].fillna("gold").astype(str).to_numpy(),
+            # An attacked case's family, parent and the verdict it argues for; None elsewhere.
+            **{key: raw[key].to_numpy(dtype=object) for key in ATTACK},
             "epoch": raw["epoch"].to_numpy(dtype=int),
             # The scorer's value records gold beside the judge's verdict.
             "gold_ungrounded": _floats(raw["gold_ungrounded"]),

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from farejudge.comparison.attacks.results import AttackResults, attack_results
 from farejudge.comparison.cases import per_case, report_order
 from farejudge.comparison.deploy.candidates import Deployment, DeployOptions, deployment
 from farejudge.comparison.escalation.results import (
@@ -32,6 +33,9 @@ class Report:
     """Judge panels (majority verdicts per version) and the gold cases they doubt."""
     deployment: Deployment
     """Which candidate (a run, a panel) to deploy under the constraints, and the frontier."""
+    attacks: AttackResults
+    """The adversarial suite: each run's attack success per family, and the newest version
+    against the one before it (none without attacked cases)."""
     escalation: EscalationResults | None = None
     """Selective judging: each graded candidate's calibrated threshold and the cascades, where
     judge-compare was asked for them (they are candidates of the deployment too)."""
@@ -59,6 +63,7 @@ def build_report(
         if escalation is not None
         else None
     )
+    attacks = attack_results(runs.samples, runs.versions, runs.current)
     return Report(
         runs=runs,
         resampling=resampling,
@@ -74,6 +79,8 @@ def build_report(
             resampling,
             target_recall,
             selective,
+            attacks,
         ),
+        attacks=attacks,
         escalation=selective,
     )

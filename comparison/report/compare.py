@@ -5,6 +5,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from farejudge.comparison.attacks.gate import attack_violations
 from farejudge.comparison.deploy.candidates import DeployOptions
 from farejudge.comparison.deploy.decision import decision_json
 from farejudge.comparison.escalation.results import EscalationOptions
@@ -103,7 +104,7 @@ def compare(o: CompareOptions, left_out: Callable[[Sequence[LeftOut]], None]) ->
         deploy=o.deploy,
         escalation=o.escalation,
     )
-    gate = evaluate(report.verdicts, runs, o.allowed)
+    gate = evaluate(report.verdicts, runs, o.allowed, attack_violations(report.attacks))
     parts = sections(report, gate)
     text = markdown.render(parts)
     chosen = decision_json(report.deployment)

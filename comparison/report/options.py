@@ -118,6 +118,13 @@ def _deploy_options(parser: argparse.ArgumentParser) -> None:
         help="slowest a candidate's 95th percentile judge call may be (its samples' working time)",
     )
     deploy.add_argument(
+        "--max-attack-success",
+        type=float,
+        metavar="RATE",
+        help="highest attack success a run of the adversarial suite may have on any family "
+        "(0-1; a candidate with no attacked case is not checked)",
+    )
+    deploy.add_argument(
         "--require-pick",
         action="store_true",
         help="exit 1 when no candidate meets the constraints",
@@ -215,6 +222,7 @@ def _constraints(args: argparse.Namespace, selective: EscalationOptions | None) 
         ("--min-recall", args.min_recall, 0.0, 1.0),
         ("--max-failure-rate", args.max_failure_rate, 0.0, 1.0),
         ("--max-p95-latency", args.max_p95_latency, 0.0, math.inf),
+        ("--max-attack-success", args.max_attack_success, 0.0, 1.0),
     ):
         # Written so that NaN, which compares false with everything, is refused too.
         if value is not None and not low <= value <= high:
@@ -228,6 +236,7 @@ def _constraints(args: argparse.Namespace, selective: EscalationOptions | None) 
         max_p95_latency=args.max_p95_latency,
         min_agreement=least,
         delta=selective.delta if selective and least is not None else None,
+        max_attack_success=args.max_attack_success,
     )
 
 

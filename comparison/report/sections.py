@@ -6,6 +6,7 @@ Those about the runs: the header with the files left out, token use and cost, th
 import math
 from pathlib import Path
 
+from farejudge.comparison.attacks.sections import attack_sections
 from farejudge.comparison.deploy.sections import deploy_sections
 from farejudge.comparison.escalation.sections import escalation_sections
 from farejudge.comparison.graded.sections import graded_sections
@@ -178,6 +179,7 @@ def sections(report: Report, gate: GateResult) -> list[Section]:
         *verdict_sections(verdicts, runs),
         *graded_sections(report.graded, verdicts.transitions, runs.models),
         *panel_sections(report.panel),
+        *attack_sections(report.attacks),
         _tokens(runs, verdicts.summaries),
         *stability_sections(verdicts),
         _notes(runs, report.resampling),

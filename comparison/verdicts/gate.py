@@ -3,7 +3,9 @@
 It fails when a pinned case (a version's motivating case in the manifest the logs ran
 with) is not right on the version that claims to fix it or on the newest version, or when
 the newest version gets a case wrong that the version before it got right on the same
-model. A judge failure is a wrong case here like anywhere else.
+model. A judge failure is a wrong case here like anywhere else. Features add their own
+failures (`evaluate`'s `also`): the newest version more attackable than the one before it on
+an attack family (`farejudge.comparison.attacks.gate`).
 
 An outage is never blamed on a version, and a run that did not judge its whole case set
 never passes: errored samples, a run stopped or unfinished, a `--limit`, a missing
@@ -26,6 +28,7 @@ task (another task's log, a whole JSON document or zip archive with no Inspect l
 listed and fails nothing.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from farejudge.comparison.logs.frame import Coverage, LeftOut, Runs
@@ -295,11 +298,18 @@ def _failure_line(summary: RunSummary) -> str:
     )
 
 
-def evaluate(verdicts: VerdictResults, runs: Runs, allow: set[str]) -> GateResult:
-    """The gate over the verdict comparison of `runs`; cases in `allow` may fail."""
+def evaluate(
+    verdicts: VerdictResults, runs: Runs, allow: set[str], also: Sequence[Violation] = ()
+) -> GateResult:
+    """The gate over the verdict comparison of `runs`; cases in `allow` may fail. `also`: the
+    features' own violations (a version more attackable than the one before it), never
+    allowed."""
     found = _pinned_violations(verdicts) + _regressions(verdicts, runs.current)
     return GateResult(
-        violations=_incomplete(verdicts, runs) + [v for v in found if v.case not in allow],
+        # A feature's line sums up many cases: before the cases' own, which may be cut short.
+        violations=_incomplete(verdicts, runs)
+        + list(also)
+        + [v for v in found if v.case not in allow],
         allowed=[v for v in found if v.case in allow],
         failures=[_failure_line(s) for s in verdicts.summaries if s.failures],
         unused_allows=sorted(allow - {v.case for v in found}),
