@@ -54,7 +54,9 @@ def _rate(record: AuditRecord) -> Section:
             "labels alone, Wilson",
             interval(only.wilson),
             width(only.wilson),
-            f"{only.ungrounded} of {only.labels} labels ungrounded",
+            f"{only.ungrounded} of {only.labels} labels ungrounded"
+            if only.wilson is not None or record.sample.design == "stratified"
+            else "n/a: the annotators differ on some answers, whose label is no count",
         ],
         [
             "labels alone, Clopper-Pearson (exact)",

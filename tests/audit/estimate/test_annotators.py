@@ -83,7 +83,7 @@ def test_two_annotators_who_differ_give_each_answer_their_mean(
     assert record.agreement_note is not None and "annotators differ" in record.agreement_note
     text = (tmp_path / "audit" / "audit.md").read_text(encoding="utf-8")
     assert "## The annotators" in text and f"ana and {SECOND}" in text
-    assert "average annotator" in text
+    assert "average annotator" in text and "whose label is no count" in text
 
 
 @pytest.mark.slow
