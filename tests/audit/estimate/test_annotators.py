@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from farejudge.audit.cli import run
 from farejudge.audit.estimate.statistics import estimate_period
@@ -81,6 +82,11 @@ def test_two_annotators_who_differ_give_each_answer_their_mean(
     # Labels between 0 and 1: no binomial interval on a count, no judge sensitivity.
     assert record.estimate.labels_only.wilson is None and record.agreement is None
     assert record.agreement_note is not None and "annotators differ" in record.agreement_note
+    # A record that claims a count interval over labels its annotators split is refused.
+    claimed = record.model_dump(mode="json")
+    claimed["estimate"]["labels_only"]["wilson"] = claimed["estimate"]["labels_only"]["mean"]
+    with pytest.raises(ValidationError, match="its annotators differing"):
+        AuditRecord.model_validate(claimed)
     text = (tmp_path / "audit" / "audit.md").read_text(encoding="utf-8")
     assert "## The annotators" in text and f"ana and {SECOND}" in text
     assert "average annotator" in text and "whose label is no count" in text
