@@ -29,6 +29,10 @@ def row(
         "case_hash": f"hash-{case}",
         "category": case.split("-")[0],
         "relation": "gold",
+        # A gold case: no attack family, parent or direction (the adversarial suite's).
+        "family": None,
+        "derived_from": None,
+        "direction": None,
         "epoch": epoch,
         "gold_ungrounded": float(gold),
         "agree": float(not failure and gold == judged),
