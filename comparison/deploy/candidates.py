@@ -26,6 +26,7 @@ import pandas as pd
 from farejudge.comparison.attacks.results import AttackResults, RunAttacks
 from farejudge.comparison.deploy.frontier import CandidateRows, resample_candidates
 from farejudge.comparison.deploy.pick import (
+    ALT_TESTED,
     ATTACKED,
     GUARANTEED,
     Constraints,
@@ -40,6 +41,7 @@ from farejudge.comparison.deploy.pick import (
 from farejudge.comparison.escalation.binomial import upper_bounds
 from farejudge.comparison.escalation.results import EscalationResults, Selective
 from farejudge.comparison.graded.results import GradedResults, GradedSummary
+from farejudge.comparison.humans.results import HumanFigures, HumanResults
 from farejudge.comparison.logs.frame import Runs
 from farejudge.comparison.panel.majority import FAILURE, Panel
 from farejudge.comparison.stats.bootstrap import Resampling
@@ -83,6 +85,8 @@ class Candidate:
     judges decide alone (NaN: none); None without selective judging."""
     attacks: RunAttacks | None = None
     """A run of the adversarial suite's attack success per family; None for any other."""
+    humans: HumanFigures | None = None
+    """Its figures against the annotators, on cases that carry several; None elsewhere."""
 
     @property
     def name(self) -> str:
@@ -113,6 +117,8 @@ class Deployment:
     resampling: Resampling
     escalation: EscalationResults | None = None
     """Selective judging's results, where judge-compare was asked for them."""
+    humans: HumanResults | None = None
+    """The annotators' figures, on cases that carry several annotators."""
 
     @property
     def pick(self) -> Candidate | None:
@@ -362,6 +368,7 @@ def deployment(
     target_recall: float,
     escalation: EscalationResults | None = None,
     attacks: AttackResults | None = None,
+    humans: HumanResults | None = None,
 ) -> Deployment:
     """`cases`: the per-case frame in report order (`cases.report_order`); `escalation`:
     selective judging's results, where asked for (its candidates join the others); `attacks`:
@@ -390,6 +397,13 @@ def deployment(
         p | {ATTACKED: math.nan if a is None else a.worst}
         for p, a in zip(points, attacked, strict=True)
     ]
+    # Only a run or a panel is tested against the annotators: a cascade's test is unknown.
+    tested = {(f.version, f.model): f for f in humans.candidates} if humans else {}
+    against = [None if n.selective else tested.get((n.version, n.model)) for n in named]
+    points = [
+        p | {ALT_TESTED: math.nan if h is None else float(h.can_replace)}
+        for p, h in zip(points, against, strict=True)
+    ]
     screened = [screen(point, options.constraints) for point in points]
     candidates = [
         Candidate(
@@ -406,6 +420,7 @@ def deployment(
             selective=n.selective,
             guaranteed_agreement=guaranteed[i],
             attacks=attacked[i],
+            humans=against[i],
         )
         for i, n in enumerate(named)
     ]
@@ -431,4 +446,5 @@ def deployment(
         usable=resampled.usable,
         resampling=resampling,
         escalation=escalation,
+        humans=humans,
     )

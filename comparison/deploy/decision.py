@@ -14,7 +14,10 @@ from farejudge.comparison.deploy.pick import ALPHA, PickTest
 from farejudge.comparison.deploy.verdict import FLAGS, LATENCY_MEASURED, verdict_lines
 from farejudge.comparison.escalation.results import EscalationResults, Selective
 from farejudge.comparison.escalation.threshold import GRID
+from farejudge.comparison.humans.results import HumanFigures, HumanResults
 from farejudge.core.decision_file import (
+    AltTestFigures,
+    AnnotatorTestFigures,
     CandidateFigures,
     CandidateName,
     Constraints,
@@ -22,6 +25,7 @@ from farejudge.core.decision_file import (
     Escalation,
     FamilyAttack,
     Figure,
+    HumanCeiling,
     SelectiveFigures,
     StageFigures,
     StageThreshold,
@@ -138,7 +142,45 @@ def _attack_keys(a: RunAttacks) -> dict[str, Any]:
     }
 
 
-def _candidate(c: Candidate, escalation: EscalationResults | None) -> CandidateFigures:
+def _human_keys(h: HumanFigures, names: list[str]) -> dict[str, Any]:
+    """A candidate's figures against the annotators: none where the cases carry none."""
+    test = h.alt_test
+    return {
+        "agreement_with_annotators": Figure.of(h.agreement),
+        "alt_test": AltTestFigures(
+            epsilon=test.epsilon,
+            winning_rate=number(test.winning_rate),
+            advantage_probability=number(test.advantage_probability),
+            passes=test.passes,
+            shortfalls=[str(s) for s in test.shortfalls],
+            annotators=[
+                AnnotatorTestFigures(
+                    annotator=names[t.annotator],
+                    items=t.items,
+                    advantage=t.advantage,
+                    test=t.test,
+                    adjusted_p_value=t.adjusted_p_value,
+                    candidate_wins=t.judge_wins,
+                )
+                for t in test.tests
+            ],
+        ),
+    }
+
+
+def _ceiling(h: HumanResults) -> HumanCeiling:
+    return HumanCeiling(
+        cases=h.cases,
+        annotators=h.annotators,
+        kinds=h.kinds,
+        agreement=Figure.of(h.ceiling),
+        shortfall=h.shortfall,
+    )
+
+
+def _candidate(
+    c: Candidate, escalation: EscalationResults | None, names: list[str]
+) -> CandidateFigures:
     selective: dict[str, Any] = {}
     if escalation is not None:
         human = escalation.options.human_cost_per_review
@@ -172,6 +214,7 @@ def _candidate(c: Candidate, escalation: EscalationResults | None) -> CandidateF
         unchecked_constraints=[FLAGS[n] for n in c.screened.unchecked],
         **selective,
         **(_attack_keys(c.attacks) if c.attacks else {}),
+        **(_human_keys(c.humans, names) if c.humans else {}),
     )
 
 
@@ -196,7 +239,14 @@ def decision(d: Deployment) -> Decision:
     summary = verdict_lines(d)
     c = d.constraints
     on = d.escalation is not None
-    guarantee = {"min_agreement": c.min_agreement, "delta": c.delta} if on else {}
+    # Each only where set: decision.json holds the keys of what judge-compare was asked for.
+    guarantee: dict[str, Any] = {"min_agreement": c.min_agreement, "delta": c.delta} if on else {}
+    attacked: dict[str, Any] = (
+        {"max_attack_success": c.max_attack_success} if c.max_attack_success is not None else {}
+    )
+    alt_tested: dict[str, Any] = {"require_alt_test": True} if c.require_alt_test else {}
+    escalated: dict[str, Any] = {"escalation": _escalation(d.escalation)} if d.escalation else {}
+    ceiling: dict[str, Any] = {"human_ceiling": _ceiling(d.humans)} if d.humans else {}
     return Decision(
         quality=d.quality,
         target_recall=d.target_recall,
@@ -206,11 +256,8 @@ def decision(d: Deployment) -> Decision:
             max_failure_rate=c.max_failure_rate,
             max_p95_latency=c.max_p95_latency,
             **guarantee,
-            **(
-                {"max_attack_success": c.max_attack_success}
-                if c.max_attack_success is not None
-                else {}
-            ),
+            **attacked,
+            **alt_tested,
         ),
         pick=_name(d.pick, on),
         runner_up=_name(d.runner_up, on),
@@ -221,11 +268,15 @@ def decision(d: Deployment) -> Decision:
         summary=summary,
         cost_known=all(not math.isnan(x.estimate("cost_per_1k")) for x in d.candidates),
         latency=LATENCY_MEASURED,
-        frontier=[_candidate(x, d.escalation) for x in d.candidates],
+        frontier=[
+            _candidate(x, d.escalation, d.humans.annotators if d.humans else [])
+            for x in d.candidates
+        ],
         resamples=d.resampling.resamples,
         usable_resamples=d.usable,
         seed=d.resampling.seed,
-        **({"escalation": _escalation(d.escalation)} if d.escalation else {}),
+        **escalated,
+        **ceiling,
     )
 
 

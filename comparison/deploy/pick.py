@@ -26,6 +26,11 @@ ATTACKED = "attack_success"
 with no attacked case (a panel, a run of the gold set), which leaves it unchecked."""
 
 
+ALT_TESTED = "alt_test"
+"""1 where a candidate passes the alternative annotator test, 0 where it does not; NaN where it
+has none (no annotators, a cascade), which fails `--require-alt-test`."""
+
+
 @dataclass(frozen=True)
 class Constraints:
     """What a candidate must meet, at its point estimates; None is no constraint."""
@@ -41,6 +46,9 @@ class Constraints:
     max_attack_success: float | None = None
     """The highest attack success over the adversarial suite's families (`ATTACKED`)."""
 
+    require_alt_test: bool = False
+    """Only candidates that pass the alternative annotator test (`ALT_TESTED`)."""
+
     def given(self) -> dict[str, float]:
         return {
             name: value
@@ -51,6 +59,7 @@ class Constraints:
                 ("max_p95_latency", self.max_p95_latency),
                 ("min_agreement", self.min_agreement),
                 ("max_attack_success", self.max_attack_success),
+                ("require_alt_test", 1.0 if self.require_alt_test else None),
             )
             if value is not None
         }
@@ -63,6 +72,7 @@ CONSTRAINED: dict[str, tuple[str, int]] = {
     "max_p95_latency": ("latency_p95", 1),
     "min_agreement": (GUARANTEED, -1),
     "max_attack_success": (ATTACKED, 1),
+    "require_alt_test": (ALT_TESTED, -1),
 }
 """Constraint → the figure it bounds, and 1 for an upper bound, -1 for a lower one."""
 
@@ -85,7 +95,7 @@ def screen(point: dict[str, float], constraints: Constraints) -> Screened:
     for name, bound in constraints.given().items():
         figure, sign = CONSTRAINED[name]
         value = point[figure]
-        if math.isnan(value) and figure == GUARANTEED:
+        if math.isnan(value) and figure in (GUARANTEED, ALT_TESTED):
             failed.append(name)
         elif math.isnan(value):
             unchecked.append(name)

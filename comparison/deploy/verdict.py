@@ -18,6 +18,7 @@ FLAGS = {
     "max_p95_latency": "--max-p95-latency",
     "min_agreement": "--min-agreement",
     "max_attack_success": "--max-attack-success",
+    "require_alt_test": "--require-alt-test",
 }
 UNKNOWN_COST = "cost unknown"
 NOTHING_TO_CHOOSE = "there is nothing to choose between"

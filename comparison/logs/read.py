@@ -12,6 +12,7 @@ from farejudge.comparison.logs.runs import (
     SPAN_COUNTS,
     TASK,
 )
+from farejudge.core.sample_case import ANNOTATIONS_KEY
 from farejudge.shared.logs.headers import Usage
 from farejudge.shared.logs.summaries import log_samples
 from farejudge.shared.logs.unusable import READ_ERRORS, Unusable, diagnose
@@ -35,7 +36,7 @@ _VALUE_KEYS = (
 
 _COLUMNS = (
     *("case", "epoch", "category", "relation", *ATTACK, *_VALUE_KEYS, "verdict", "error"),
-    *("cost", "working_time"),
+    *("cost", "working_time", ANNOTATIONS_KEY),
 )
 
 
@@ -60,6 +61,7 @@ def _record(sample: dict[str, Any]) -> tuple[Any, ...]:
         error,
         _sample_cost(sample.get("model_usage") or {}),
         sample.get("working_time"),
+        metadata.get(ANNOTATIONS_KEY),
     )
 
 

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from farejudge.comparison.logs.read import ATTACK
 from farejudge.comparison.logs.runs import SPAN_COUNTS, Coverage
+from farejudge.core.sample_case import ANNOTATIONS_KEY
 
 _CANCELLED = ("CancelledError(", "Cancelled(")
 
@@ -111,6 +112,8 @@ def tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]])
             "graded_source": raw["graded_source"].fillna("none").astype(str).to_numpy(),
             "cost": _floats(raw["cost"]),
             "working_time": _floats(raw["working_time"]),
+            # Each annotator's verdict, on a case that has several (the contested set).
+            ANNOTATIONS_KEY: raw[ANNOTATIONS_KEY].to_numpy(dtype=object),
         }
     )
 

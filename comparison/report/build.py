@@ -12,10 +12,12 @@ from farejudge.comparison.escalation.results import (
     escalation_results,
 )
 from farejudge.comparison.graded.results import GradedResults, graded_results
+from farejudge.comparison.humans.results import HumanResults, human_results, logged_annotations
 from farejudge.comparison.logs.frame import Runs
 from farejudge.comparison.panel.results import PanelFindings, panel_findings
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.results import VerdictResults, verdict_results
+from farejudge.raters import EPSILON_EXPERT
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class Report:
     escalation: EscalationResults | None = None
     """Selective judging: each graded candidate's calibrated threshold and the cascades, where
     judge-compare was asked for them (they are candidates of the deployment too)."""
+    humans: HumanResults | None = None
+    """The annotators beside the judges, on cases that carry several annotators' labels."""
 
 
 def build_report(
@@ -49,6 +53,7 @@ def build_report(
     panel: Sequence[str] | None = None,
     deploy: DeployOptions | None = None,
     escalation: EscalationOptions | None = None,
+    epsilon: float = EPSILON_EXPERT,
 ) -> Report:
     """Every feature's results over the runs' per-case frame, with one resampling for all
     (by default `Resampling()`, judge-compare's); selective judging's where `escalation` asks
@@ -64,6 +69,9 @@ def build_report(
         else None
     )
     attacks = attack_results(runs.samples, runs.versions, runs.current)
+    humans = human_results(
+        cases, panels.panels, logged_annotations(runs.samples), epsilon, resampling
+    )
     return Report(
         runs=runs,
         resampling=resampling,
@@ -80,7 +88,9 @@ def build_report(
             target_recall,
             selective,
             attacks,
+            humans,
         ),
         attacks=attacks,
         escalation=selective,
+        humans=humans,
     )

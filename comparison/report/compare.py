@@ -17,6 +17,7 @@ from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.gate import GateResult, evaluate
 from farejudge.core.atomic_files import write_together
 from farejudge.core.decision_file import DECISION_FILE
+from farejudge.raters import EPSILON_EXPERT
 from farejudge.shared.document import html, markdown
 from farejudge.shared.document.long_lists import LISTING_FILE, write_listing
 from farejudge.shared.document.model import Section
@@ -42,6 +43,8 @@ class CompareOptions:
     deploy: DeployOptions
     escalation: EscalationOptions | None
     suspects_out: Path | None
+    epsilon: float = EPSILON_EXPERT
+    """The alternative annotator test's margin (`--epsilon`)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ def compare(o: CompareOptions, left_out: Callable[[Sequence[LeftOut]], None]) ->
         panel=o.panel,
         deploy=o.deploy,
         escalation=o.escalation,
+        epsilon=o.epsilon,
     )
     gate = evaluate(report.verdicts, runs, o.allowed, attack_violations(report.attacks))
     parts = sections(report, gate)

@@ -9,6 +9,7 @@ from farejudge.comparison.deploy.candidates import DeployOptions
 from farejudge.comparison.deploy.frontier import QUALITIES
 from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.escalation.results import EscalationOptions, parse_cascade
+from farejudge.comparison.humans.results import epsilon_option
 from farejudge.comparison.report.compare import CompareOptions, UsageError
 from farejudge.scorers.escalation_options import (
     OptionError,
@@ -125,6 +126,19 @@ def _deploy_options(parser: argparse.ArgumentParser) -> None:
         "(0-1; a candidate with no attacked case is not checked)",
     )
     deploy.add_argument(
+        "--require-alt-test",
+        action="store_true",
+        help="only candidates that pass the alternative annotator test on cases with several "
+        "annotators (see --epsilon); a candidate with no test fails it",
+    )
+    deploy.add_argument(
+        "--epsilon",
+        default="expert",
+        metavar="KIND|E",
+        help="the alternative annotator test's margin: expert (0.2, the default), skilled "
+        "(0.15), crowd (0.1), or a number in (0, 1)",
+    )
+    deploy.add_argument(
         "--require-pick",
         action="store_true",
         help="exit 1 when no candidate meets the constraints",
@@ -237,7 +251,15 @@ def _constraints(args: argparse.Namespace, selective: EscalationOptions | None) 
         min_agreement=least,
         delta=selective.delta if selective and least is not None else None,
         max_attack_success=args.max_attack_success,
+        require_alt_test=args.require_alt_test,
     )
+
+
+def _epsilon(text: str) -> float:
+    try:
+        return epsilon_option(text)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def _names(text: str) -> list[str]:
@@ -274,4 +296,5 @@ def compare_options(args: argparse.Namespace) -> CompareOptions:
         deploy=DeployOptions(quality=args.quality, constraints=_constraints(args, selective)),
         escalation=selective,
         suspects_out=args.suspects_out,
+        epsilon=_epsilon(args.epsilon),
     )

@@ -10,6 +10,7 @@ from farejudge.comparison.attacks.sections import attack_sections
 from farejudge.comparison.deploy.sections import deploy_sections
 from farejudge.comparison.escalation.sections import escalation_sections
 from farejudge.comparison.graded.sections import graded_sections
+from farejudge.comparison.humans.sections import section as human_section
 from farejudge.comparison.logs.frame import LeftOut, Runs
 from farejudge.comparison.panel.sections import panel_sections
 from farejudge.comparison.report.build import Report
@@ -174,11 +175,16 @@ def sections(report: Report, gate: GateResult) -> list[Section]:
         # First after the title: the question the matrix was run to answer.
         *deploy_sections(report.deployment),
         # Where asked for: the thresholds behind the deploy decision's selective candidates.
-        *(escalation_sections(report.escalation) if report.escalation else []),
+        *(
+            escalation_sections(report.escalation, report.humans.ceiling if report.humans else None)
+            if report.escalation
+            else []
+        ),
         gate_section(gate),
         *verdict_sections(verdicts, runs),
         *graded_sections(report.graded, verdicts.transitions, runs.models),
         *panel_sections(report.panel),
+        *([human_section(report.humans)] if report.humans else []),
         *attack_sections(report.attacks),
         _tokens(runs, verdicts.summaries),
         *stability_sections(verdicts),

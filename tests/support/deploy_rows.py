@@ -2,6 +2,7 @@
 price and a latency a call, and the report built from them."""
 
 import math
+from typing import Any
 
 from farejudge.comparison.deploy.candidates import DeployOptions
 from farejudge.comparison.deploy.pick import Constraints
@@ -36,7 +37,7 @@ def case_rows(
 
 
 def report_of(
-    rows: list[dict[str, object]], quality: Quality = "balanced_accuracy", **bounds: float
+    rows: list[dict[str, object]], quality: Quality = "balanced_accuracy", **bounds: Any
 ) -> Report:
     options = DeployOptions(quality=quality, constraints=Constraints(**bounds))
     return build_report(runs(rows), Resampling(200), deploy=options)

@@ -19,6 +19,7 @@ import importlib.util
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import numpy as np
@@ -95,7 +96,7 @@ def runs(logs: Path) -> Runs:
     return load_runs([str(logs)])
 
 
-def deployment(runs: Runs, quality: Quality = "balanced_accuracy", **bounds: float) -> Deployment:
+def deployment(runs: Runs, quality: Quality = "balanced_accuracy", **bounds: Any) -> Deployment:
     options = DeployOptions(quality=quality, constraints=Constraints(**bounds))
     return build_report(runs, Resampling(RESAMPLES), deploy=options).deployment
 
