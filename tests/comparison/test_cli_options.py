@@ -62,3 +62,17 @@ def test_a_bad_option_of_selective_judging_is_one_line_exit_2(
     # Before any log is read: the folder does not exist.
     assert run(["no-such-logs", *option]) == EXIT_INPUT
     assert capsys.readouterr().err == f"judge-compare: error: {says}\n"
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("experts", "--epsilon experts: give expert, skilled, crowd or a number between 0 and 1"),
+        ("1.5", "--epsilon 1.5: a margin between 0 and 1, exclusive"),
+    ],
+)
+def test_a_bad_epsilon_is_one_line_exit_2(
+    value: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["no-such-logs", "--epsilon", value]) == EXIT_INPUT
+    assert capsys.readouterr().err == f"judge-compare: error: {says}\n"
