@@ -241,6 +241,9 @@ class CandidateFigures(CandidateName):
     `Decision.human_ceiling`."""
     alt_test: AltTestFigures | None = None
     """On cases with annotators: its alternative annotator test."""
+    effective_judges: Figure | None = None
+    """For a panel: how many independent judges its members are worth (Kish's n_eff from
+    their errors' correlation against gold); below 1.5 it is mostly one judge."""
 
 
 class Constraints(_Strict):

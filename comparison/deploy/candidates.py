@@ -47,6 +47,7 @@ from farejudge.comparison.panel.majority import FAILURE, Panel
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.stats.intervals import Interval
 from farejudge.core.decision_file import Preference, Quality
+from farejudge.raters import EffectiveJudges
 from farejudge.scorers.confusion import cells
 
 LOGPROBS = "logprobs"
@@ -87,6 +88,8 @@ class Candidate:
     """A run of the adversarial suite's attack success per family; None for any other."""
     humans: HumanFigures | None = None
     """Its figures against the annotators, on cases that carry several; None elsewhere."""
+    effective_judges: EffectiveJudges | None = None
+    """For a panel: its members' effective number of judges; None for any other."""
 
     @property
     def name(self) -> str:
@@ -404,6 +407,7 @@ def deployment(
         p | {ALT_TESTED: math.nan if h is None else float(h.can_replace)}
         for p, h in zip(points, against, strict=True)
     ]
+    worth = {(p.version, f"panel ({', '.join(p.members)})"): p.effective for p in panels}
     screened = [screen(point, options.constraints) for point in points]
     candidates = [
         Candidate(
@@ -421,6 +425,7 @@ def deployment(
             guaranteed_agreement=guaranteed[i],
             attacks=attacked[i],
             humans=against[i],
+            effective_judges=None if n.selective else worth.get((n.version, n.model)),
         )
         for i, n in enumerate(named)
     ]

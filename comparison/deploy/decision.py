@@ -168,6 +168,13 @@ def _human_keys(h: HumanFigures, names: list[str]) -> dict[str, Any]:
     }
 
 
+def _panel_keys(c: Candidate) -> dict[str, Any]:
+    """A panel's effective number of judges: none for any other candidate."""
+    if c.effective_judges is None:
+        return {}
+    return {"effective_judges": Figure.of(c.effective_judges.effective)}
+
+
 def _ceiling(h: HumanResults) -> HumanCeiling:
     return HumanCeiling(
         cases=h.cases,
@@ -215,6 +222,7 @@ def _candidate(
         **selective,
         **(_attack_keys(c.attacks) if c.attacks else {}),
         **(_human_keys(c.humans, names) if c.humans else {}),
+        **_panel_keys(c),
     )
 
 
