@@ -11,7 +11,7 @@ Run it until stopped, printing its /v1 base URL:
 
 import json
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from farejudge.core.case_schema import Case, verdict_name
 from farejudge.core.sample_case import ANSWER_TAG, prompt_text
@@ -29,7 +29,9 @@ def lenient_verdict(case: Case) -> dict[str, Any]:
 
 
 class ContestedJudge(JsonHandler):
-    by_answer = {case.answer: case for case in load_cases(CONTESTED / "cases")}
+    by_answer: ClassVar[dict[str, Case]] = {
+        case.answer: case for case in load_cases(CONTESTED / "cases")
+    }
 
     def do_POST(self) -> None:
         body: dict[str, Any] = self.read_json()
