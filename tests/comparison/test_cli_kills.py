@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from farejudge.comparison import cli
-from farejudge.comparison.report import compare
 from farejudge.comparison.panel import suspects_export
 from farejudge.comparison.panel.suspects_export import KEY
+from farejudge.comparison.report import compare
 from farejudge.core.atomic_files import write_together
 from farejudge.core.decision_file import DECISION_FILE
 from farejudge.evals.deployed_judge import load_decision
