@@ -342,7 +342,7 @@ def _command_section(command: Command) -> list[str]:
     for action in rows:
         names = ", ".join(action.option_strings) or str(action.metavar or action.dest)
         if action.option_strings:
-            value = code(_value(action)) if _value(action) else ""
+            value = cell(code(_value(action))) if _value(action) else ""
         else:
             value = _positional_count(action)
         lines.append(
