@@ -20,13 +20,17 @@ each sample more than in the target and the prompt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from inspect_ai.model import ChatMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from farejudge.core.case_schema import AnnotatorKind, AnnotatorRole, Case, ResponseSet, Verdict
 from farejudge.core.escaping import unescape
+
+if TYPE_CHECKING:
+    # For a signature only: judge-compare reads the annotations' key and model from here, and
+    # must start without importing Inspect.
+    from inspect_ai.model import ChatMessage
 
 QUESTION_TAG = "rider_question"
 ANSWER_TAG = "assistant_answer"
@@ -108,7 +112,7 @@ class CaseTexts:
 
 
 def case_texts(
-    messages: str | Sequence[ChatMessage], gold: GoldTarget, metadata: Mapping[str, Any]
+    messages: "str | Sequence[ChatMessage]", gold: GoldTarget, metadata: Mapping[str, Any]
 ) -> CaseTexts:
     """The case's texts from where the sample keeps them: its prompt and its target.
 

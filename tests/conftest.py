@@ -26,11 +26,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # (docs/performance.md#tests). The documented off switch; the user's own setting wins.
 os.environ.setdefault("INSPECT_EVAL_CTL_SERVER", "false")
 
-# Every process the suite starts inherits this mark (its workers keep their controller's), so
-# the controller can list, once the suite is over, the ones still running.
+# Every process the suite starts inherits this mark, so the controller can list, once the suite
+# is over, the ones still running.
 SESSION_MARK = "FAREJUDGE_TEST_SESSION"
-if "PYTEST_XDIST_WORKER" not in os.environ:
-    os.environ[SESSION_MARK] = f"{os.getpid()}-{time.time_ns()}"
 
 # What makes a test slow, each marked where the test is: `-m "not slow"` then leaves out
 # every one of them without each test having to say `slow` too.
@@ -80,6 +78,14 @@ def gguf_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "tiny.gguf"
     path.write_bytes(b"GGUF")
     return path
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The controller marks its session before it starts any worker; a worker keeps the mark it
+    # inherited. A suite a test starts (a controller of its own) marks its own session, not
+    # its parent's: a mark inherited from an outer suite would have it kill the outer workers.
+    if not hasattr(config, "workerinput"):
+        os.environ[SESSION_MARK] = f"{os.getpid()}-{time.time_ns()}"
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

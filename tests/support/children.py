@@ -183,18 +183,33 @@ def marked_processes(name: str, value: str, but: Sequence[int] = ()) -> dict[int
 
 
 def leftovers(name: str, value: str, seconds: float) -> dict[int, str]:
-    """`marked_processes` still running after up to `seconds` for them to end; zombies
-    (exited, not yet reaped) do not count."""
+    """`marked_processes` still running after up to `seconds` for them to end, but this
+    process and its ancestors; zombies (exited, not yet reaped) do not count."""
     deadline = time.monotonic() + seconds
+    mine = ancestors(os.getpid())
     while True:
         running_now = {
             pid: command
-            for pid, command in marked_processes(name, value, but=[os.getpid()]).items()
+            for pid, command in marked_processes(name, value, but=mine).items()
             if not _zombie(pid)
         }
         if not running_now or time.monotonic() > deadline:
             return running_now
         time.sleep(0.2)
+
+
+def ancestors(pid: int) -> list[int]:
+    """`pid` and every process above it, up to the first one /proc no longer shows."""
+    found = []
+    while pid > 0:
+        found.append(pid)
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            break
+        (parent,) = re.findall(r"^PPid:\s*(\d+)$", status, re.M)
+        pid = int(parent)
+    return found
 
 
 def _zombie(pid: int) -> bool:
