@@ -39,22 +39,21 @@ def open_share(text: str) -> float:
 
 def count(text: str) -> int:
     """A whole number of 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text}: give a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: give 1 or more")
-    return value
+    return _whole(text, least=1)
 
 
 def seed(text: str) -> int:
+    """A whole number of 0 or more."""
+    return _whole(text, least=0)
+
+
+def _whole(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text}: give a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: give 0 or more")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text}: give {least} or more")
     return value
 
 
