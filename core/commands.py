@@ -18,7 +18,9 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
+from farejudge.core.atomic_files import write_text_atomic
 from farejudge.core.credentials import redact_secrets
 
 EXIT_INTERNAL = 70
@@ -78,3 +80,20 @@ def crash_line(prog: str, err: BaseException) -> str:
         f"{prog}: internal error: {named}{where} (a bug, not the input; its traceback is "
         f"above; exit {EXIT_INTERNAL})"
     )
+
+
+class _Record(Protocol):
+    def model_dump_json(self) -> str: ...
+
+
+def write_out(out: Path, records: Sequence[_Record], what: str) -> int:
+    """Write `records` (pydantic models) to `--out` as JSON Lines, whole or not at all, and say
+    so: "wrote N `what` to OUT", exit 0; or, where it cannot be written (a full disk, a missing
+    folder), one line naming `--out` and why, exit 2, and a file already there as it was."""
+    try:
+        write_text_atomic(out, "".join(r.model_dump_json() + "\n" for r in records))
+    except OSError as err:
+        print(f"--out {out}: cannot write ({err.strerror or err})", file=sys.stderr)
+        return 2
+    print(f"wrote {len(records)} {what} to {out}")
+    return 0

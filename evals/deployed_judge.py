@@ -14,6 +14,11 @@ wins over `--model`, silently). So the decision's model is the task's, and a run
 that contradicts it is an error, not overridden: `--model`, or an `INSPECT_EVAL_MODEL` the
 command line did not take as its default. A model equal to `INSPECT_EVAL_MODEL` is that
 default (the repository's `.env` sets one for the main job) and gives way to the decision.
+
+A run's confidence threshold (`docs/escalation.md`) is read here too, for both tasks, given as
+a number (`-T threshold=0.9`) or as the decision's (`-T decision=`), and held to the run's
+graded mode, which must give each sample a confidence (`scorers.escalation.check_threshold`):
+the gold task's `run_threshold`, the production task's `production_threshold`.
 """
 
 import json
@@ -26,11 +31,16 @@ from pydantic import TypeAdapter, ValidationError
 
 from farejudge.core.decision_file import PANEL, CandidateName, StageThreshold
 from farejudge.core.errors import InputError
+from farejudge.core.inspect_internals import active_model
 from farejudge.core.text_input import dotted, read_text, shown
 from farejudge.evals.dataset import locate
+from farejudge.scorers.escalation import OptionError, check_threshold
+from farejudge.scorers.graded_option import GradedOption
 
 NO_MODEL = "none/none"
 """Inspect's model when none was given and INSPECT_EVAL_MODEL is unset."""
+DECISION_FLAG = "-T decision="
+THRESHOLD_FLAG = "-T threshold="
 
 
 _T = TypeVar("_T")
@@ -179,7 +189,7 @@ def load_decision(path: str) -> Preferred:
     """The judge the decision.json at `path` prefers (`-T decision=`), found as a dataset is
     (relative to the folder the command was typed in, though Inspect imports a task file from
     its own), or an InputError of one line naming the option."""
-    return read_preferred(locate(path), f"-T decision={path}")
+    return read_preferred(locate(path), f"{DECISION_FLAG}{path}")
 
 
 @dataclass(frozen=True)
@@ -215,3 +225,72 @@ def check_run_model(judge: DeployedJudge, active: str) -> None:
             f"--model out (the decision sets it) or give --model {judge.model}"
         ]
     )
+
+
+def active_model_name() -> str:
+    """The model Inspect is creating the task for (`--model`, or INSPECT_EVAL_MODEL);
+    `NO_MODEL` outside an eval."""
+    current = active_model()
+    return NO_MODEL if current is None else str(current)
+
+
+def run_threshold(
+    threshold: object, decision: object, graded: GradedOption, version: str
+) -> float | None:
+    """The gold task's threshold: the one this run holds each sample's verdict to, checked;
+    None where neither option is given. The judge model is the one Inspect is evaluating as it
+    makes the task (`inspect eval`, or `eval()` given the task's file or name). A task object
+    made before `eval()` is given none, or, after an earlier `eval()` in the same process, that
+    one's: its graded mode is then resolved sample by sample, a sample graded by epochs
+    escalated."""
+    if threshold is None and decision is None:
+        return None
+    if threshold is not None and decision is not None:
+        raise InputError([f"{THRESHOLD_FLAG} and {DECISION_FLAG}: give one of them"])
+    current = active_model()
+    model = None if current is None else str(current)
+    if decision is None:
+        return held_threshold(threshold, THRESHOLD_FLAG, graded, version, model)
+    if not isinstance(decision, str):
+        raise InputError([f"{DECISION_FLAG}{decision!r}: give one decision.json"])
+    found = load_decision(decision).threshold_for(version, model)
+    return held_threshold(found, f"{DECISION_FLAG}{decision}: threshold", graded, version, model)
+
+
+def production_threshold(
+    given: object,
+    deployed: DeployedJudge | None,
+    graded: GradedOption,
+    version: str,
+    model: str | None,
+) -> float | None:
+    """The production task's threshold: `-T threshold=`, or the decision's for a selective
+    pick (the decision names the judge either way), checked; None where neither gives one."""
+    from_decision = None if deployed is None else deployed.threshold
+    if given is None and from_decision is None:
+        return None
+    if given is not None and deployed is not None and from_decision is not None:
+        raise InputError(
+            [
+                f"{THRESHOLD_FLAG}{given}: {DECISION_FLAG}{deployed.decision} holds its judge to "
+                f"{from_decision:g}; give one of them"
+            ]
+        )
+    judge = model or active_model_name()
+    value, flag = given, THRESHOLD_FLAG
+    if given is None and deployed is not None:
+        value, flag = from_decision, f"{DECISION_FLAG}{deployed.decision}: threshold"
+    return held_threshold(value, flag, graded, version, None if judge == NO_MODEL else judge)
+
+
+def held_threshold(
+    value: object, flag: str, graded: GradedOption, version: str, model: str | None
+) -> float:
+    """`value`, a threshold given with `flag`, checked for a run of prompt `version` on `model`
+    (None: not known as the task is made) graded by `graded`; an InputError of one line naming
+    the option otherwise."""
+    candidate = f"{version} with {model}" if model else f"this {version} run"
+    try:
+        return check_threshold(value, candidate, graded.known_mode(model), flag)
+    except OptionError as err:
+        raise InputError([str(err)]) from None

@@ -11,7 +11,7 @@ from inspect_ai.dataset import MemoryDataset
 
 from farejudge.core.shards import check_shard, shard_samples
 from farejudge.evals.dataset import DEFAULT_CASES, load_cases, named_dataset
-from farejudge.evals.escalation_threshold import run_threshold
+from farejudge.evals.deployed_judge import run_threshold
 from farejudge.evals.fingerprint import case_set_hash, sha256
 from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate

@@ -15,10 +15,14 @@ from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset
 
 from farejudge.core.errors import InputError
-from farejudge.core.inspect_internals import active_model
 from farejudge.core.shards import check_shard
-from farejudge.evals.deployed_judge import NO_MODEL, DeployedJudge, check_run_model, read_decision
-from farejudge.evals.escalation_threshold import held_threshold
+from farejudge.evals.deployed_judge import (
+    DeployedJudge,
+    active_model_name,
+    check_run_model,
+    production_threshold,
+    read_decision,
+)
 from farejudge.evals.fingerprint import sha256
 from farejudge.evals.graded_request import graded_generate
 from farejudge.evals.judge_call import judge_generate
@@ -46,13 +50,6 @@ OPTIONS = (
 )
 
 
-def _active_model() -> str:
-    """The model Inspect is creating the task for (`--model`, or INSPECT_EVAL_MODEL); none
-    outside an eval."""
-    current = active_model()
-    return NO_MODEL if current is None else str(current)
-
-
 def _judge(
     decision: str | None, prompt_version: str | None
 ) -> tuple[DeployedJudge | None, str, str | None]:
@@ -69,35 +66,9 @@ def _judge(
                 f"{deployed.version}; give one of them"
             ]
         )
-    active = _active_model()
+    active = active_model_name()
     check_run_model(deployed, active)
     return deployed, deployed.version, None if active == deployed.model else deployed.model
-
-
-def _threshold(
-    given: object,
-    deployed: DeployedJudge | None,
-    graded: GradedOption,
-    version: str,
-    model: str | None,
-) -> float | None:
-    """The confidence threshold the run holds each answer to, checked: `-T threshold=`, or the
-    decision's for a selective pick; None where neither gives one."""
-    from_decision = None if deployed is None else deployed.threshold
-    if given is None and from_decision is None:
-        return None
-    if given is not None and deployed is not None and from_decision is not None:
-        raise InputError(
-            [
-                f"-T threshold={given}: -T decision={deployed.decision} holds its judge to "
-                f"{from_decision:g}; give one of them"
-            ]
-        )
-    judge = model or _active_model()
-    value, flag = given, "-T threshold="
-    if given is None and deployed is not None:
-        value, flag = from_decision, f"-T decision={deployed.decision}: threshold"
-    return held_threshold(value, flag, graded, version, None if judge == NO_MODEL else judge)
 
 
 @task
@@ -151,7 +122,7 @@ def judge_production(
     chosen = check_shard(shard)
     deployed, version_name, model = _judge(decision, prompt_version)
     version = load_prompt_version(version_name or None)
-    held_to = _threshold(threshold, deployed, graded_option, version.name, model)
+    held_to = production_threshold(threshold, deployed, graded_option, version.name, model)
     period = load_period(drafts, chosen)
     return Task(
         dataset=MemoryDataset(

@@ -31,7 +31,6 @@ from farejudge.audit.stats.drift import (
     HORIZON,
     DriftDetection,
     detect_drift,
-    log_threshold,
     rate_alert,
 )
 from farejudge.core.errors import InputError
@@ -132,36 +131,11 @@ def _drift(counted: list[Period], reference: AtPick, alpha: float, horizon: int)
                 f"holds for: start a new horizon with --since PERIOD"
             ]
         )
-    agreements = [p.record.agreement for p in counted]
-    checked = [a for a in agreements if a is not None]
+    # drift_periods counts only the periods with an agreement: one per name, in order.
+    checked = [p.record.agreement for p in counted if p.record.agreement is not None]
     names = [p.record.period for p in counted]
     sensitivity = _bounded(reference.sensitivity.estimate or 0.0, reference.cases)
     specificity = _bounded(reference.specificity, reference.cases)
-    if not checked:
-        threshold = log_threshold(alpha, horizon)
-        return Drift(
-            version=reference.version,
-            model=reference.model,
-            decision=reference.decision,
-            periods=[],
-            alpha=alpha,
-            horizon=horizon,
-            sensitivity=DriftCheck(
-                figure="sensitivity",
-                reference=sensitivity,
-                log_statistic=[],
-                log_threshold=threshold,
-                alarm_period=None,
-            ),
-            specificity=DriftCheck(
-                figure="specificity",
-                reference=specificity,
-                log_statistic=[],
-                log_threshold=threshold,
-                alarm_period=None,
-            ),
-            alarm=False,
-        )
     report = detect_drift(
         misses=[a.misses for a in checked],
         positives=[a.positives for a in checked],

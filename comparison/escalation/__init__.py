@@ -8,6 +8,6 @@ Test: Angelopoulos, Bates, Candès, Jordan and Lei, 2021). The statistics are pu
 over numpy arrays: `threshold` calibrates one judge, `cascade` a cascade and its cost. Over the
 compared runs, `results` finds each candidate's confidence and calibrates each graded candidate
 alone and the cascades, which the deploy decision prices beside the plain candidates, and
-`sections` reports them. The rule a run shares (`scorers.escalation`) and the options
-(`scorers.escalation_options`) sit below, where the task can reach them.
+`sections` reports them. The rule a run shares and the checks of its options
+(`scorers.escalation`) sit below, where the task can reach them.
 """

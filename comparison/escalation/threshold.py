@@ -200,7 +200,7 @@ def calibrate(
     (`Calibration.first_decided`); each is tested at level `delta` with the exact binomial
     p-value. A judge failure is never decided alone: it counts in the cases and the coverage's
     denominator, and is always escalated. alpha and delta must be in (0, 1)
-    (`scorers.escalation_options` checks them where a person gives them).
+    (`scorers.escalation` checks them where a person gives them).
     """
     if not (0 < alpha < 1 and 0 < delta < 1):
         raise ValueError(f"alpha {alpha} and delta {delta} must both be in (0, 1)")

@@ -11,7 +11,7 @@ from farejudge.comparison.deploy.pick import Constraints
 from farejudge.comparison.escalation.results import EscalationOptions, parse_cascade
 from farejudge.comparison.humans.results import epsilon_option
 from farejudge.comparison.report.compare import CompareOptions, UsageError
-from farejudge.scorers.escalation_options import (
+from farejudge.scorers.escalation import (
     OptionError,
     check_alpha,
     check_delta,

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import Field, ValidationError
 
 from farejudge.core.case_schema import Case, NonEmpty, case_problems
-from farejudge.core.commands import Command
+from farejudge.core.commands import Command, write_out
 from farejudge.core.errors import InputError
 from farejudge.evals.adversarial.families import (
     BY_NAME,
@@ -219,7 +219,6 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     # Imported here: the loader pulls in Inspect, which the pure API never needs.
-    from farejudge.core.atomic_files import write_text_atomic
     from farejudge.evals.dataset import DEFAULT_CASES, load_cases
 
     names = None if args.families is None else args.families.split(",")
@@ -232,15 +231,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(str(err), file=sys.stderr)
         return 2
     print(format_table(suite, time.perf_counter() - started))
-    if args.out is not None:
-        try:
-            write_text_atomic(args.out, "".join(c.model_dump_json() + "\n" for c in suite.cases))
-        except OSError as err:
-            # Written whole or not at all: nothing is left at --out.
-            print(f"--out {args.out}: cannot write ({err.strerror or err})", file=sys.stderr)
-            return 2
-        print(f"wrote {len(suite.cases)} attacked cases to {args.out}")
-    return 0
+    if args.out is None:
+        return 0
+    return write_out(args.out, suite.cases, "attacked cases")
 
 
 main = Command(

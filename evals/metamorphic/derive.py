@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from farejudge.core.atomic_files import write_text_atomic
 from farejudge.core.case_schema import Case
-from farejudge.core.commands import Command
+from farejudge.core.commands import Command, write_out
 from farejudge.evals.metamorphic.derived_case import (
     DIRECTIONAL,
     INVARIANCE,
@@ -206,16 +205,10 @@ def run(argv: Sequence[str] | None = None) -> int:
     generated = time.perf_counter() - loaded
     print(format_table(suite, generated))
     print(f"loading the cases took {loaded - started:.3f} s")
-    if args.out is not None:
-        records = [c.as_case() if args.as_cases else c for c in suite.cases]
-        try:
-            write_text_atomic(args.out, "".join(r.model_dump_json() + "\n" for r in records))
-        except OSError as err:
-            # Written whole or not at all: a file already at --out is as it was.
-            print(f"--out {args.out}: cannot write ({err.strerror or err})", file=sys.stderr)
-            return 2
-        print(f"wrote {len(records)} derived cases to {args.out}")
-    return 0
+    if args.out is None:
+        return 0
+    records = [c.as_case() if args.as_cases else c for c in suite.cases]
+    return write_out(args.out, records, "derived cases")
 
 
 main = Command(

@@ -17,7 +17,7 @@ from farejudge.audit.inputs.judged import read_judged
 from farejudge.core.drafts import Draft
 from farejudge.core.errors import InputError
 from farejudge.core.population import population_hash
-from farejudge.evals import judge_production as judge_production_module
+from farejudge.evals import deployed_judge
 from farejudge.evals.judge_production import judge_production
 from farejudge.evals.prompt_versions import load_prompt_version
 from farejudge.evals.render import judge_messages
@@ -174,7 +174,7 @@ def test_decision_json_sets_the_version_and_the_model(
     _, path = period
     # Made outside an eval: whatever model an earlier eval() in this process left active must
     # not stand in for the run's.
-    monkeypatch.setattr(judge_production_module, "active_model", lambda: None)
+    monkeypatch.setattr(deployed_judge, "active_model", lambda: None)
     decision = tmp_path / "decision.json"
     # A name of its own per run: Inspect keeps a model by its name, its base URL as it was.
     model = f"openai-api/standin/deployed-{len(str(default))}"

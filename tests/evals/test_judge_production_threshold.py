@@ -14,7 +14,7 @@ from inspect_ai.viewer import TaskSamplesView
 from farejudge.audit.inputs.judged import read_judged
 from farejudge.core.drafts import Draft
 from farejudge.core.errors import InputError
-from farejudge.evals import judge_production as judge_production_module
+from farejudge.evals import deployed_judge
 from farejudge.evals.judge_production import judge_production
 from farejudge.scorers.viewer_columns import PRODUCTION_SCORER
 from farejudge.testing.production_runs import judge_says, write_drafts
@@ -162,7 +162,7 @@ def test_a_decision_the_run_cannot_hold_to_is_one_line(
     _, path = period
     # Made outside an eval, as `inspect eval` would make it with no --model: whatever model an
     # earlier eval() in this process left active must not stand in for one.
-    monkeypatch.setattr(judge_production_module, "active_model", lambda: None)
+    monkeypatch.setattr(deployed_judge, "active_model", lambda: None)
     decision = _selective(tmp_path / "decision.json", stages)
     with pytest.raises(InputError) as raised:
         judge_production(drafts=str(path), decision=str(decision), **options)  # type: ignore[arg-type]

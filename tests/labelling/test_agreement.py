@@ -8,7 +8,8 @@ import pytest
 from farejudge.core.drafts import Draft, content_hash
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling.agreement import compare, gold_label, passes
-from farejudge.labelling.agreement_report import main, render_markdown
+from farejudge.labelling.agreement_render import render_pair_markdown
+from farejudge.labelling.agreement_report import main
 from farejudge.labelling.label_file import append_label, read_labels
 from tests.support.labels import BOB_SHORTER, DRAFTS, KEY, alice, bob, label, write_drafts
 from tests.support.paths import REPO_ROOT
@@ -78,7 +79,7 @@ def test_shipped_second_annotator_against_gold() -> None:
     )
     assert len(agreement.pairs) >= 30 and not agreement.stale
     assert agreement.verdicts.kappa >= 0.8
-    assert "Span F1" in render_markdown(agreement, 0.8)
+    assert "Span F1" in render_pair_markdown(agreement, 0.8)
 
 
 def test_gold_label_spans_select_the_claims() -> None:
@@ -117,7 +118,7 @@ def test_a_changed_case_is_told_from_a_damaged_label() -> None:
     ]
     assert agreement.only_a == [DRAFTS[2].id]
     assert len(agreement.pairs) == len(DRAFTS) - 3
-    markdown = render_markdown(agreement, 0.8)
+    markdown = render_pair_markdown(agreement, 0.8)
     assert "stale labels (the case changed since): 1; labels that match no case" in markdown
     assert (
         f"- bob, label for `{DRAFTS[1].id}`: its content_sha256 is not a SHA-256, so the label "

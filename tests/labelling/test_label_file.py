@@ -181,6 +181,8 @@ from farejudge.labelling.label_server import run
 
 sys.exit(run(sys.argv[4:]))
 """
+
+
 @pytest.mark.subprocess
 def test_judge_label_killed_mid_save_restarts_with_every_saved_label(tmp_path: Path) -> None:
     drafts, labels = tmp_path / "drafts.jsonl", (tmp_path / "labels" / "alice.jsonl").resolve()

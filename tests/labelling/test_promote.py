@@ -9,7 +9,7 @@ from inspect_ai import eval
 from farejudge.core.errors import InputError
 from farejudge.evals.dataset import load_cases
 from farejudge.labelling.agreement import compare
-from farejudge.labelling.agreement_report import render_json
+from farejudge.labelling.agreement_render import render_pair_json
 from farejudge.labelling.label_file import append_label
 from farejudge.labelling.promote import AgreementRecord, decide, main
 from farejudge.testing.scripted_judge import echo_gold, scripted_judge
@@ -23,7 +23,7 @@ DRAFTS = sample_drafts()
 def workspace(tmp_path: Path) -> Path:
     """Drafts, the alice/bob agreement record, and carol's label settling the hedged case (7)."""
     write_drafts(tmp_path / "drafts.jsonl", DRAFTS)
-    record = render_json(compare(DRAFTS, alice(), bob(), "alice", "bob"), 0.8)
+    record = render_pair_json(compare(DRAFTS, alice(), bob(), "alice", "bob"), 0.8)
     (tmp_path / "agreement.json").write_text(json.dumps(record), encoding="utf-8")
     carol = label(
         DRAFTS[7],

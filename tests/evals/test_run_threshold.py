@@ -15,7 +15,7 @@ from farejudge.comparison.cli import EXIT_OK
 from farejudge.comparison.cli import run as judge_compare
 from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
-from farejudge.evals import escalation_threshold
+from farejudge.evals import deployed_judge
 from farejudge.evals.judge_groundedness import judge_groundedness
 from farejudge.scorers.viewer_columns import VERDICT_SCORER
 from farejudge.testing.synthetic_cases import write_cases
@@ -170,7 +170,7 @@ def test_a_decision_without_a_threshold_for_this_run_is_one_line(
     model: str | None,
     line: str,
 ) -> None:
-    monkeypatch.setattr(escalation_threshold, "active_model", lambda: model)
+    monkeypatch.setattr(deployed_judge, "active_model", lambda: model)
     path = _decision(tmp_path, prefer)
     with pytest.raises(InputError) as raised:
         judge_groundedness(graded="logprobs", decision=path)
@@ -210,7 +210,7 @@ def test_a_threshold_for_a_run_without_a_confidence_per_sample(
 ) -> None:
     # Made outside an eval, the task knows no model (an earlier eval in this process would have
     # left its own as Inspect's active model).
-    monkeypatch.setattr(escalation_threshold, "active_model", lambda: None)
+    monkeypatch.setattr(deployed_judge, "active_model", lambda: None)
     with pytest.raises(InputError) as raised:
         judge_groundedness(graded=graded, threshold=0.9)
     (line,) = raised.value.problems
@@ -231,7 +231,7 @@ def test_a_relative_decision_is_found_where_the_command_was_typed(
     )
     monkeypatch.setenv("PWD", str(tmp_path))
     monkeypatch.chdir(tmp_path / "evals")
-    monkeypatch.setattr(escalation_threshold, "active_model", lambda: "mockllm/model")
+    monkeypatch.setattr(deployed_judge, "active_model", lambda: "mockllm/model")
     task = judge_groundedness(graded="logprobs", decision="reports/decision.json")
     assert task.metadata is not None and task.metadata["threshold"] == 0.9
 

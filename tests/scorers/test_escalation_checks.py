@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from farejudge.scorers.escalation_options import (
+from farejudge.scorers.escalation import (
     OptionError,
     check_alpha,
     check_delta,
