@@ -72,14 +72,52 @@ def _sample_cost(usage: dict[str, Any]) -> float | None:
     return float(sum(costs)) if costs else None
 
 
+def _whole_annotations(location: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with every case's annotators, where its summaries dropped them.
+
+    Inspect's sample summaries keep a metadata value of 1 KB at most (`thin_metadata`: a
+    larger one reads "Key removed from summary (> 1k)"), about nine annotators' labels. Such a
+    case's annotators are read from one of its whole samples: a case's annotators are the
+    same in every epoch, so one sample a case, and only for those cases."""
+    thinned = frame[ANNOTATIONS_KEY].map(lambda value: isinstance(value, str))
+    if not thinned.any():
+        return frame
+    # Imported here: Inspect takes seconds to import, and only such a case needs it.
+    from inspect_ai.log import read_eval_log_sample
+
+    whole: dict[str, Any] = {}
+    for case, epoch in (
+        frame.loc[thinned, ["case", "epoch"]].drop_duplicates("case").itertuples(index=False)
+    ):
+        try:
+            sample = read_eval_log_sample(
+                location, case, int(epoch), exclude_fields={"events", "messages", "attachments"}
+            )
+        except IndexError:
+            # Unusable, as a log that is not whole (READ_ERRORS), not a crash.
+            raise ValueError(
+                f"case {case} epoch {epoch}: its summary dropped its annotators and the log "
+                "has no sample to read them from"
+            ) from None
+        whole[case] = (sample.metadata or {}).get(ANNOTATIONS_KEY)
+    values = [
+        whole[case] if is_thinned else value
+        for case, value, is_thinned in zip(
+            frame["case"], frame[ANNOTATIONS_KEY], thinned, strict=True
+        )
+    ]
+    return frame.assign(**{ANNOTATIONS_KEY: pd.Series(values, index=frame.index, dtype=object)})
+
+
 def read_samples(location: str, eval_id: str) -> pd.DataFrame:
     """One log's samples, only the columns the comparison uses, in one streaming pass: a .eval
-    log's summaries (never its transcripts); a .json log's samples, each dropped once read."""
+    log's summaries (never its transcripts), and a whole sample only for a case whose
+    annotators its summaries dropped; a .json log's samples, each dropped once read."""
     records = [_record(s) for s in log_samples(location)]
     frame = pd.DataFrame.from_records(records, columns=list(_COLUMNS))
     # A sample run again into the same log (eval-retry) supersedes its earlier record.
     frame = frame.drop_duplicates(["case", "epoch"], keep="last").reset_index(drop=True)
-    return frame.assign(eval_id=eval_id)
+    return _whole_annotations(location, frame).assign(eval_id=eval_id)
 
 
 def samples_or_why(location: str, eval_id: str) -> pd.DataFrame | Unusable:
