@@ -86,6 +86,9 @@ class LoggedAnnotation(BaseModel):
 
 
 ANNOTATIONS_KEY = "annotations"
+GOLD_RELATION = "gold"
+"""A sample's relation (its metadata's `relation`) where it is a gold case as written; a
+suite's derived or attacked case has its relation or family instead."""
 
 
 def sample_metadata(case: Case) -> dict[str, Any]:

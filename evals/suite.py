@@ -12,6 +12,7 @@ from inspect_ai.dataset import Sample
 
 from farejudge.core.case_schema import Case
 from farejudge.core.errors import InputError
+from farejudge.core.sample_case import GOLD_RELATION
 from farejudge.evals.adversarial.derive import check_derived, check_families, derive_attacks
 from farejudge.evals.dataset import case_to_sample
 from farejudge.evals.fingerprint import case_hash
@@ -20,8 +21,6 @@ from farejudge.evals.prompt_versions import PromptVersion
 from farejudge.evals.sample_order import prompt_text, shared_prefix_order
 
 SUITES = ("gold", "metamorphic", "adversarial")
-GOLD_RELATION = "gold"
-"""The relation of an unedited gold case."""
 
 
 def check_suite(suite: object) -> str:

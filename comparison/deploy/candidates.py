@@ -122,6 +122,9 @@ class Deployment:
     """Selective judging's results, where judge-compare was asked for them."""
     humans: HumanResults | None = None
     """The annotators' figures, on cases that carry several annotators."""
+    suite_cases: int = 0
+    """A suite's derived and attacked cases, left out of the candidates' figures: they stand
+    on the gold cases as written."""
 
     @property
     def pick(self) -> Candidate | None:

@@ -133,6 +133,13 @@ def _unknown(d: Deployment, figure: str) -> list[Candidate]:
 
 def _notes(d: Deployment) -> list[str]:
     notes: list[str] = []
+    if d.suite_cases:
+        notes.append(
+            "The candidates' figures stand on the gold cases as written: the suite's "
+            f"{d.suite_cases:,} derived and attacked cases are left out of them and of any "
+            "calibrated threshold. They test robustness: the relations, the attack success, "
+            "the gate and --max-attack-success read them."
+        )
     given = d.constraints.given()
     unpriced = _unknown(d, "cost_per_1k")
     if unpriced:

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from farejudge.comparison.logs.read import ATTACK
 from farejudge.comparison.logs.runs import SPAN_COUNTS, Coverage
-from farejudge.core.sample_case import ANNOTATIONS_KEY
+from farejudge.core.sample_case import ANNOTATIONS_KEY, GOLD_RELATION
 
 _CANCELLED = ("CancelledError(", "Cancelled(")
 
@@ -90,7 +90,7 @@ def tidy(raw: pd.DataFrame, logs: pd.DataFrame, case_sets: list[dict[str, str]])
             ],
             "category": raw["category"].astype(str).to_numpy(),
             # Logs from before the metamorphic suite hold gold cases only.
-            "relation": raw["relation"].fillna("gold").astype(str).to_numpy(),
+            "relation": raw["relation"].fillna(GOLD_RELATION).astype(str).to_numpy(),
             # An attacked case's family, parent and the verdict it argues for; None elsewhere.
             **{key: raw[key].to_numpy(dtype=object) for key in ATTACK},
             "epoch": raw["epoch"].to_numpy(dtype=int),

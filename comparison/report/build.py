@@ -1,7 +1,7 @@
 """Builds the report's results: each feature's, from the runs, held side by side."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from farejudge.comparison.attacks.results import AttackResults, attack_results
 from farejudge.comparison.cases import per_case, report_order
@@ -17,6 +17,7 @@ from farejudge.comparison.logs.frame import Runs
 from farejudge.comparison.panel.results import PanelFindings, panel_findings
 from farejudge.comparison.stats.bootstrap import Resampling
 from farejudge.comparison.verdicts.results import VerdictResults, verdict_results
+from farejudge.core.sample_case import GOLD_RELATION
 from farejudge.raters import EPSILON_EXPERT
 
 
@@ -63,8 +64,23 @@ def build_report(
     verdicts = verdict_results(runs, cases, resampling, partial)
     graded = graded_results(cases, runs.versions, runs.models, resampling, target_recall)
     panels = panel_findings(runs, cases, panel, resampling)
+    # The pick stands on the gold cases as written. A suite's derived and attacked cases test
+    # robustness (the relations, attack success, the gate and --max-attack-success read them),
+    # but the pick's figures are what the audit expects of the judge in production, and its
+    # calibrated threshold must hold there: neither may rest on edited cases.
+    gold = runs.samples["relation"] == GOLD_RELATION
+    if not gold.all():
+        runs_on_gold = replace(runs, samples=runs.samples[gold].reset_index(drop=True))
+        on_gold = cases[cases["relation"] == GOLD_RELATION].reset_index(drop=True)
+        graded_on_gold = graded_results(
+            on_gold, runs.versions, runs.models, resampling, target_recall
+        )
+        panels_on_gold = panel_findings(runs_on_gold, on_gold, panel, resampling).panels
+    else:
+        runs_on_gold, on_gold, graded_on_gold = runs, cases, graded
+        panels_on_gold = panels.panels
     selective = (
-        escalation_results(cases, runs.samples, panels.panels, escalation)
+        escalation_results(on_gold, runs_on_gold.samples, panels_on_gold, escalation)
         if escalation is not None
         else None
     )
@@ -78,17 +94,20 @@ def build_report(
         verdicts=verdicts,
         graded=graded,
         panel=panels,
-        deployment=deployment(
-            runs,
-            cases,
-            graded,
-            panels.panels,
-            deploy or DeployOptions(),
-            resampling,
-            target_recall,
-            selective,
-            attacks,
-            humans,
+        deployment=replace(
+            deployment(
+                runs_on_gold,
+                on_gold,
+                graded_on_gold,
+                panels_on_gold,
+                deploy or DeployOptions(),
+                resampling,
+                target_recall,
+                selective,
+                attacks,
+                humans,
+            ),
+            suite_cases=cases.loc[cases["relation"] != GOLD_RELATION, "case"].nunique(),
         ),
         attacks=attacks,
         escalation=selective,

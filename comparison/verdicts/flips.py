@@ -19,6 +19,7 @@ from farejudge.comparison.stats.intervals import (
     mcnemar_exact,
     percentile_interval,
 )
+from farejudge.core.sample_case import GOLD_RELATION
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Transition:
 
 def relation_of(case: str) -> str:
     """A derived case's id is `<parent>~<relation>`; a gold case's relation is "gold"."""
-    return case.split("~", 1)[1] if "~" in case else "gold"
+    return case.split("~", 1)[1] if "~" in case else GOLD_RELATION
 
 
 @dataclass(frozen=True)

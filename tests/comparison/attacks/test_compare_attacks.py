@@ -58,3 +58,10 @@ def test_the_gate_fails_on_the_one_family_the_newest_version_is_fooled_by(
     fooled = {a["family"]: a["fooled"] for a in runs["v3"]["attacks"]}
     assert fooled == {f: ungrounded if f == FOOLED_BY else 0 for f in FAMILIES}
     assert decision["prefer"]["version"] == "v2"
+    # The pick's figures stand on the 30 gold cases as written: v3's fooled attacked cases are
+    # its attack success, not its accuracy, which is v2's (the judge is right on every parent).
+    assert {c["cases"] for c in runs.values()} == {len(gold)}
+    assert runs["v3"]["balanced_accuracy"] == runs["v2"]["balanced_accuracy"]
+    assert runs["v3"]["balanced_accuracy"]["estimate"] == 1.0
+    attacked = len(samples) - len(gold)
+    assert f"the suite's {attacked:,} derived and attacked cases are left out" in report
