@@ -403,11 +403,15 @@ def render(options: Sequence[TaskOption], rest: str, commands: Sequence[Command]
     )
     for command in commands:
         lines += render_command(command)
+    from farejudge.providers.gguf.server import main as gguf_server
+
     lines += [
         "## `python -m farejudge.providers.gguf.server`",
         "",
-        "Not listed here: it passes its options through to llama-cpp-python's server",
+        "Its options are not listed here: it passes them through to llama-cpp-python's server",
         "(`python -m llama_cpp.server --help`); see [Real judges](real-judges.md).",
+        "",
+        *_exit_lines(Command(gguf_server.prog, argparse.ArgumentParser(), gguf_server.exit_codes)),
         "",
     ]
     return "\n".join(lines)

@@ -11,7 +11,8 @@ CPU cannot run stops it with one line instead of a crash at the first request.
 
 It stops on SIGINT or SIGTERM, whatever its parent left them as (`core/stop_signals`): it
 accepts no more, gives the requests in flight up to 2 seconds, says "stopped" and exits 0. A
-second signal ends it at once, by that signal (a shell reports 128 + its number).
+second signal ends it at once, by that signal (a shell reports 128 + its number). A crash exits
+70, as every command of the project does (`core/commands.py`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 
 import uvicorn
 
+from farejudge.core.commands import Command
 from farejudge.core.inspect_internals import PrerequisiteError
 from farejudge.core.stop_signals import stop_signals_owned
 from farejudge.providers.gguf.cpu_check import ensure_llama_runs
@@ -75,7 +77,7 @@ class _Serving:
             sys.exit(STARTUP_FAILURE)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def run(argv: Sequence[str] | None = None) -> int:
     # --help and every other option are the server's own.
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--extra_bufts", choices=("true", "false"), default="false")
@@ -94,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         turn_off="--extra_bufts false",
                     )
                 except PrerequisiteError as err:
-                    sys.exit(str(err))
+                    print(err, file=sys.stderr)
+                    return 2
                 theirs = ["--model", ours.model, *theirs]
             sys.argv = [sys.argv[0], *theirs]
             with (
@@ -110,7 +113,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         # A generation still running in a worker thread would hold the interpreter's exit
         # until its last token: it was dropped, so the process ends now.
         os._exit(0)
+    return 0
 
+
+main = Command(
+    f"python -m {PROGRAM}",
+    {
+        0: 'stopped by SIGINT or SIGTERM (it says "stopped")',
+        2: "an option it cannot use (llama-cpp-python's server's own parser says which), or "
+        "a --model this CPU's llama.cpp build cannot run: one line",
+        STARTUP_FAILURE: "the server did not start: the port in use, say",
+    },
+    run,
+)
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

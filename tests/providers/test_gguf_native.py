@@ -530,12 +530,27 @@ def test_the_server_runs_llama_cpp_server_with_the_setting(
 
 
 def test_the_server_stops_with_the_check_s_line(
-    model_file: Path, monkeypatch: pytest.MonkeyPatch
+    model_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def fails(*args: Any, **kwargs: Any) -> None:
         raise PrerequisiteError("gguf: llama.cpp died with SIGILL")
 
     monkeypatch.setattr(server, "ensure_llama_runs", fails)
-    with pytest.raises(SystemExit) as stopped:
-        server.main(["--model", str(model_file)])
-    assert stopped.value.code == "gguf: llama.cpp died with SIGILL"
+    assert server.main(["--model", str(model_file)]) == 2
+    assert capsys.readouterr().err == "gguf: llama.cpp died with SIGILL\n"
+
+
+def test_a_crash_in_the_server_exits_70_not_1(
+    model_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """1 is an alert to whoever reads the codes; a bug in the server is no alert."""
+
+    def crashes(module: str, **kwargs: Any) -> None:
+        raise ValueError("a bug inside the server")
+
+    monkeypatch.setattr(server, "ensure_llama_runs", lambda *a, **k: None)
+    monkeypatch.setattr("runpy.run_module", crashes)
+    monkeypatch.setattr(sys, "argv", ["server"])
+    assert server.main(["--model", str(model_file)]) == 70
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert "ValueError: a bug inside the server" in last
