@@ -17,14 +17,21 @@ generation folder; replacing `current` by one rename(2) is the commit. Before it
 by the paths it always used, sees the whole old set; after it, the whole new one. The next write
 of the set removes what a killed one left. docs/reliability.md ("Sets of files: the old set or
 the new one") says why this and not a journal, with SQLite's atomic commit as the anchor.
+
+**A folder of plain files** that git tracks (the gold set's cases): `rewrite_folder`. Links
+would be committed as links, so the whole folder is built again beside it and the two are
+swapped in one step (renameat2 with RENAME_EXCHANGE): a reader sees the old folder or the new
+one, each whole, by the paths it always used.
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import fcntl
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -36,6 +43,8 @@ __all__ = [
     "Writer",
     "atomic_binary_output",
     "atomic_output",
+    "rewrite_folder",
+    "sweep_rewrite",
     "sync_folder",
     "write_bytes_atomic",
     "write_text_atomic",
@@ -45,6 +54,11 @@ __all__ = [
 Writer = Callable[[IO[str]], object]
 """Writes one file's text into the stream it is given."""
 
+EXCHANGE = "farejudge.exchange"
+"""The audit event raised just before two paths are swapped: renameat2 is called through ctypes,
+which Python does not audit as a rename."""
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
 CURRENT = "current"
 """The link, in a set's folder, to the generation folder readers see."""
 _LOCK = "lock"
@@ -358,3 +372,87 @@ def _mode_for(path: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def rewrite_folder(folder: Path, files: Mapping[str, Writer]) -> None:
+    """`folder` with `files` written into it (a new name added, a name it has replaced), every
+    other entry as it was, swapped in whole in one step; a new folder is made. An error is an
+    OutputError naming the file, and the folder is then as it was.
+
+    The new folder is built beside it, `.NAME.rewrite`, every file synced, then swapped with
+    it (renameat2, RENAME_EXCHANGE: Linux 3.15 on, ext4, xfs, btrfs, tmpfs). A killed rewrite
+    leaves `.NAME.rewrite`, the new folder not yet swapped in or the old one swapped out, which
+    the next rewrite removes. Rewrites of folders in one parent take turns (a lock on the
+    parent folder, which a killed writer releases)."""
+    staging = _staging(folder)
+    with _named(folder):
+        folder.parent.mkdir(parents=True, exist_ok=True)
+    with _named(folder), _folder_locked(folder.parent):
+        if staging.exists():
+            shutil.rmtree(staging)
+        if folder.exists():
+            shutil.copytree(folder, staging, symlinks=True, copy_function=_copy_synced)
+        else:
+            staging.mkdir()
+        try:
+            for name, write in files.items():
+                with _named(folder / name):
+                    (staging / name).unlink(missing_ok=True)
+                    handle = os.open(staging / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                    with _synced(handle, _mode_for(folder / name), binary=False) as out:
+                        write(out)  # type: ignore[arg-type]
+            for here, _, _ in os.walk(staging):
+                sync_folder(Path(here))
+        except BaseException:
+            shutil.rmtree(staging)
+            raise
+        if folder.exists():
+            _exchange(staging, folder)
+        else:
+            os.rename(staging, folder)
+        sync_folder(folder.parent)
+        if staging.exists():
+            # The old folder, swapped out.
+            shutil.rmtree(staging)
+
+
+def sweep_rewrite(folder: Path) -> None:
+    """Remove what a killed `rewrite_folder` of `folder` left, where the next run writes
+    nothing into it."""
+    staging = _staging(folder)
+    if not staging.exists():
+        return
+    with _named(staging), _folder_locked(folder.parent):
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _staging(folder: Path) -> Path:
+    return folder.with_name(f".{folder.name}.rewrite")
+
+
+def _copy_synced(source: str, target: str) -> None:
+    shutil.copy2(source, target)
+    handle = os.open(target, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """`a` and `b` swapped in one step."""
+    sys.audit(EXCHANGE, os.fspath(a), os.fspath(b))
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE):
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), os.fspath(a), None, os.fspath(b))
+
+
+@contextmanager
+def _folder_locked(folder: Path) -> Iterator[None]:
+    handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)

@@ -15,22 +15,28 @@ as `<into>/../agreement/<release>.json` for the dataset card's agreement table.
 """
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from farejudge.core.atomic_files import write_text_atomic
+from farejudge.core.atomic_files import (
+    OutputError,
+    Writer,
+    rewrite_folder,
+    sweep_rewrite,
+    write_text_atomic,
+)
 from farejudge.core.case_schema import Annotation, Case, Verdict, case_problems
 from farejudge.core.commands import Command
 from farejudge.core.drafts import DRAFT_FIELDS, Draft, content_hash, read_drafts
 from farejudge.core.errors import InputError
 from farejudge.core.text_input import read_text, shown
 from farejudge.evals.dataset import case_files, load_cases
-from farejudge.labelling.draft_file import write_atomic
 from farejudge.labelling.label_file import latest_labels, read_labels
 from farejudge.labelling.records import Label
 
@@ -163,26 +169,40 @@ def decide(
     return result
 
 
-def promote(result: Promotion, into: Path) -> list[Path]:
-    """Add the cases to their category files, each rewritten whole (never half-written)."""
+def promote(result: Promotion, into: Path) -> tuple[list[Path], list[str]]:
+    """Add the cases to their category files, the folder swapped whole for the new one
+    (`rewrite_folder`): a reader sees the gold set before the promotion or after it, never
+    some categories promoted. The files written, and the cases already in the gold set as
+    they are here (an earlier run of the same promotion, killed before it kept its record),
+    which are left as they are."""
     existing = load_cases(into) if into.is_dir() and any(into.glob("*.jsonl")) else []
-    taken = {case.id for case in existing}
+    taken = {case.id: case for case in existing}
     clashes = [
         f"case {c.id!r}: field 'id': already in {shown(into)}"
         for c in result.cases
-        if c.id in taken
+        if c.id in taken and taken[c.id] != c
     ]
     if clashes:
         raise InputError(clashes)
+    already = [c.id for c in result.cases if c.id in taken]
+    adding = [c for c in result.cases if c.id not in taken]
     files = {path.stem: path for path in (case_files(into) if existing else [])}
-    written: list[Path] = []
-    for category in sorted({c.category for c in result.cases}):
+    written: dict[str, Writer] = {}
+    for category in sorted({c.category for c in adding}):
         path = files.get(category, into / f"{category}.jsonl")
         old = read_text(path).splitlines() if path.exists() else []
-        new = [c.model_dump_json() for c in result.cases if c.category == category]
-        write_atomic(path, [line for line in old if line.strip()] + new)
-        written.append(path)
-    return written
+        lines = [line for line in old if line.strip()]
+        lines += [c.model_dump_json() for c in adding if c.category == category]
+        written[path.name] = functools.partial(_write_lines, lines=lines)
+    if written:
+        rewrite_folder(into, written)
+    else:
+        sweep_rewrite(into)
+    return [into / name for name in written], already
+
+
+def _write_lines(out: IO[str], lines: list[str]) -> None:
+    out.writelines(line + "\n" for line in lines)
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -206,12 +226,21 @@ def run(argv: Sequence[str] | None = None) -> int:
         kept = args.into.parent / "agreement" / f"{args.release}.json"
         if kept.exists():
             raise InputError([f"{shown(kept)}: release {args.release!r} was promoted already"])
-        written = promote(result, args.into)
+        written, already = promote(result, args.into)
     except InputError as err:
         print(err, file=sys.stderr)
         return 2
+    except OutputError as err:
+        print(f"judge-promote: error: {err}", file=sys.stderr)
+        return 2
     write_text_atomic(kept, agreement)
-    print(f"promoted {len(result.cases)} cases into {', '.join(shown(p) for p in written)}")
+    added = len(result.cases) - len(already)
+    print(f"promoted {added} cases into {', '.join(shown(p) for p in written) or 'no file'}")
+    if already:
+        print(
+            f"already in the gold set as here, left as they are ({len(already)}, an earlier run "
+            f"of this promotion): {', '.join(already)}"
+        )
     print(f"agreement record kept as {shown(kept)}")
     for what, ids in (
         ("unsettled disagreements", result.unsettled),
@@ -226,7 +255,8 @@ main = Command(
     "judge-promote",
     {
         0: "the agreed drafts promoted (those not promoted named on stdout)",
-        2: "input it cannot use, or a release promoted already: one line, nothing written",
+        2: "input it cannot use, a release promoted already, or a gold set it cannot write: "
+        "one line, the gold set as it was",
     },
     run,
 )

@@ -133,7 +133,35 @@ def test_a_changed_draft_is_refused(workspace: Path) -> None:
         decide([edited], record, {})
 
 
-def test_an_id_already_in_the_gold_set_is_refused(workspace: Path) -> None:
+def test_an_id_already_in_the_gold_set_is_refused(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert promote(workspace) == 0
     (workspace / "agreement").joinpath("2026-12.json").unlink()
+    # The gold case since edited: the draft of the same id is another case now.
+    path = workspace / "cases" / "production.jsonl"
+    first, *rest = path.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(first) | {"rationale": "Edited by hand since."}
+    path.write_text("\n".join([json.dumps(edited), *rest]) + "\n", encoding="utf-8")
+    before = path.read_bytes()
+    capsys.readouterr()
     assert promote(workspace) == 2
+    assert f"case {edited['id']!r}: field 'id': already in" in capsys.readouterr().err
+    assert path.read_bytes() == before
+
+
+def test_a_promotion_killed_before_its_record_completes_when_run_again(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its cases in the gold set, its record not kept: the same command again keeps the
+    record and leaves the cases as they are."""
+    assert promote(workspace) == 0
+    cases = (workspace / "cases" / "production.jsonl").read_bytes()
+    (workspace / "agreement").joinpath("2026-12.json").unlink()
+    capsys.readouterr()
+    assert promote(workspace) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("promoted 0 cases into no file\n")
+    assert "already in the gold set as here, left as they are" in out
+    assert (workspace / "cases" / "production.jsonl").read_bytes() == cases
+    assert (workspace / "agreement" / "2026-12.json").exists()

@@ -1,10 +1,11 @@
 """A writer killed at each step it takes on disk, one step per run, never at a random moment.
 
 A step is an audited call that changes the folder written into: a rename (os.replace raises
-`os.rename` too), a link or a symbolic link, a folder made or removed, a file removed, an open
-for writing. An fsync is a step as well, though Python (3.11) does not audit it: the child wraps
-`os.fsync` to raise an event of its own, `os.fsync`. The audit hook runs before the call, so a
-kill at step k leaves what steps 1 to k-1 did.
+`os.rename` too), two folders swapped (`atomic_files.EXCHANGE`), a link or a symbolic link, a
+folder made or removed, a file removed, an open for writing. An fsync is a step as well, though
+Python (3.11) does not audit it: the child wraps `os.fsync` to raise an event of its own,
+`os.fsync`. The audit hook runs before the call, so a kill at step k leaves what steps 1 to k-1
+did.
 
 Each run is a child forked where the writer is called (so it holds exactly what the command had
 computed), or where the command starts; the hook SIGKILLs the child at its k-th step, for k = 1
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from farejudge.core.atomic_files import Writer
+from farejudge.core.atomic_files import EXCHANGE, Writer
 from farejudge.core.errors import InputError
 
 FSYNC = "os.fsync"
@@ -67,6 +68,8 @@ def _changed(event: str, args: tuple[Any, ...]) -> str | None:
         path, dir_fd = args[0], None
     elif event == FSYNC:
         return _fd_path(args[0])
+    elif event == EXCHANGE:
+        path, dir_fd = args[1], None
     else:
         return None
     name = os.fsdecode(path)
