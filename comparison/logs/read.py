@@ -14,7 +14,7 @@ from farejudge.comparison.logs.runs import (
 )
 from farejudge.core.sample_case import ANNOTATIONS_KEY
 from farejudge.shared.logs.headers import Usage
-from farejudge.shared.logs.summaries import log_samples
+from farejudge.shared.logs.summaries import log_samples, whole_samples
 from farejudge.shared.logs.unusable import READ_ERRORS, Unusable, diagnose
 
 ATTACK = ("family", "derived_from", "direction")
@@ -78,28 +78,17 @@ def _whole_annotations(location: str, frame: pd.DataFrame) -> pd.DataFrame:
     Inspect's sample summaries keep a metadata value of 1 KB at most (`thin_metadata`: a
     larger one reads "Key removed from summary (> 1k)"), about nine annotators' labels. Such a
     case's annotators are read from one of its whole samples: a case's annotators are the
-    same in every epoch, so one sample a case, and only for those cases."""
+    same in every epoch, so one sample a case, only for those cases, in one opening of the
+    log."""
     thinned = frame[ANNOTATIONS_KEY].map(lambda value: isinstance(value, str))
     if not thinned.any():
         return frame
-    # Imported here: Inspect takes seconds to import, and only such a case needs it.
-    from inspect_ai.log import read_eval_log_sample
-
+    wanted = frame.loc[thinned, ["case", "epoch"]].drop_duplicates("case")
+    keys = [(str(case), int(epoch)) for case, epoch in wanted.itertuples(index=False)]
     whole: dict[str, Any] = {}
-    for case, epoch in (
-        frame.loc[thinned, ["case", "epoch"]].drop_duplicates("case").itertuples(index=False)
-    ):
-        try:
-            sample = read_eval_log_sample(
-                location, case, int(epoch), exclude_fields={"events", "messages", "attachments"}
-            )
-        except IndexError:
-            # Unusable, as a log that is not whole (READ_ERRORS), not a crash.
-            raise ValueError(
-                f"case {case} epoch {epoch}: its summary dropped its annotators and the log "
-                "has no sample to read them from"
-            ) from None
-        whole[case] = (sample.metadata or {}).get(ANNOTATIONS_KEY)
+    for (case, epoch), sample in whole_samples(location, keys):
+        found = _metadata_of(location, case, epoch) if sample is None else sample["metadata"]
+        whole[case] = (found or {}).get(ANNOTATIONS_KEY)
     values = [
         whole[case] if is_thinned else value
         for case, value, is_thinned in zip(
@@ -107,6 +96,25 @@ def _whole_annotations(location: str, frame: pd.DataFrame) -> pd.DataFrame:
         )
     ]
     return frame.assign(**{ANNOTATIONS_KEY: pd.Series(values, index=frame.index, dtype=object)})
+
+
+def _metadata_of(location: str, case: str, epoch: int) -> dict[str, Any] | None:
+    """A sample's metadata through Inspect's reader, for a sample stored in a shape other than
+    one member."""
+    # Imported here: Inspect takes seconds to import, and only such a sample needs it.
+    from inspect_ai.log import read_eval_log_sample
+
+    try:
+        sample = read_eval_log_sample(
+            location, case, epoch, exclude_fields={"events", "messages", "attachments"}
+        )
+    except IndexError:
+        # Unusable, as a log that is not whole (READ_ERRORS), not a crash.
+        raise ValueError(
+            f"case {case} epoch {epoch}: its summary dropped its annotators and the log has "
+            "no sample to read them from"
+        ) from None
+    return sample.metadata
 
 
 def read_samples(location: str, eval_id: str) -> pd.DataFrame:

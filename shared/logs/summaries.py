@@ -5,8 +5,9 @@ What Inspect keeps of each sample beside its transcript (id, epoch, small metada
 error) is all the comparison and the audit read; they read it in one streaming pass.
 """
 
+import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +47,23 @@ def log_samples(location: str) -> Iterator[dict[str, Any]]:
         else:
             with zipfile.ZipFile(raw) as archive:
                 yield from archive_summaries(archive)
+
+
+def whole_samples(
+    location: str, keys: Sequence[tuple[str, int]]
+) -> Iterator[tuple[tuple[str, int], dict[str, Any] | None]]:
+    """Each (sample id, epoch) of `keys` with its whole sample from the .eval log at
+    `location`, read in one opening of the archive: a summary keeps only what is small, and a
+    reader that needs more of a few samples reads them here. None for a sample the archive
+    does not hold as one member, `samples/{id}_epoch_{epoch}.json` (a sample Inspect stored in
+    its chunked shape, or none at all), which Inspect's own reader then reads."""
+    fs, path = url_to_fs(location)
+    with fs.open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
+        names = set(archive.namelist())
+        for key in keys:
+            member = f"samples/{key[0]}_epoch_{key[1]}.json"
+            if member not in names:
+                yield key, None
+                continue
+            with archive.open(member) as stream:
+                yield key, json.load(stream)

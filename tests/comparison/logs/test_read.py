@@ -12,11 +12,12 @@ import pytest
 from inspect_ai import eval
 
 from farejudge.comparison.cli import run as judge_compare
-from farejudge.comparison.logs.read import read_samples
+from farejudge.comparison.logs.read import read_samples, samples_or_why
 from farejudge.core.case_schema import Annotation, Case
 from farejudge.core.sample_case import ANNOTATIONS_KEY
 from farejudge.evals.dataset import CONTESTED, load_cases
 from farejudge.evals.judge_groundedness import judge_groundedness
+from farejudge.shared.logs.unusable import Unusable
 from farejudge.testing.run_logs import write_case_file
 from farejudge.testing.scripted_judge import echo_gold, scripted_judge
 
@@ -88,3 +89,21 @@ def test_the_report_measures_every_annotator(
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert f"{ANNOTATORS} annotators (" in report
     assert f"on {len(cases)} cases judged by every candidate" in report
+
+
+@pytest.mark.slow
+def test_a_log_without_the_sample_to_read_them_from_is_unusable(
+    log: tuple[str, list[Case]], tmp_path: Path
+) -> None:
+    """A summary that dropped a case's annotators, and no sample of it in the log: unusable,
+    named as such, never a case without annotators."""
+    location, cases = log
+    crowded = cases[0].id
+    damaged = tmp_path / Path(location).name
+    with zipfile.ZipFile(location) as source, zipfile.ZipFile(damaged, "w") as target:
+        for item in source.infolist():
+            if not item.filename.startswith(f"samples/{crowded}_epoch_"):
+                target.writestr(item, source.read(item))
+    found = samples_or_why(str(damaged), "eval-id")
+    assert isinstance(found, Unusable)
+    assert f"case {crowded} epoch 1: its summary dropped its annotators" in str(found)
