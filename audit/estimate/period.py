@@ -53,16 +53,14 @@ from farejudge.core.intervals import Interval
 from farejudge.raters import cohen_kappa, krippendorff_alpha_interval
 
 VERDICT_CUT = 0.5
+TIE = 0.5
+"""The label of a draft its annotators split evenly: the mean of as many 1s as 0s."""
 STRATIFIED_AGREEMENT = (
     "not measured: a stratified sample's labels are no uniform draw of the answers (it labels "
     "more of what the judge flags, or every answer it escalated), so they misstate its "
     "sensitivity and specificity; the drift detector leaves the period out"
 )
 
-SPLIT_AGREEMENT = (
-    "not measured: the annotators differ on some answers, whose label is then a share between "
-    "0 and 1, neither ungrounded nor grounded; the drift detector leaves the period out"
-)
 
 
 @dataclass(frozen=True)
@@ -126,6 +124,20 @@ def _strata(sample: AuditSample, labelled: Sequence[str]) -> list[SampleStratum]
     ]
 
 
+def _agreement_note(agreement: Agreement | None, rated: Raters | None) -> str | None:
+    if agreement is None:
+        return STRATIFIED_AGREEMENT
+    if rated is None or not rated.disagreements:
+        return None
+    ties = (
+        f"; the {rated.ties} they split evenly have none and are left out" if rated.ties else ""
+    )
+    return (
+        f"against each answer's majority label: the annotators differ on {rated.disagreements} "
+        f"answers{ties}"
+    )
+
+
 def raters(labels: SampleLabels, alpha: float) -> Raters | None:
     """The annotators' agreement on the sample; None with one annotator."""
     matrix = labels.by_annotator
@@ -161,6 +173,7 @@ def raters(labels: SampleLabels, alpha: float) -> Raters | None:
         alpha=Figure.of(found),
         multiply_labelled=len(several),
         disagreements=split,
+        ties=int(np.sum(labels.values == TIE)),
     )
 
 
@@ -271,10 +284,16 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
     )
     cut = _cut(inputs, prediction)
     rated = raters(labels, inputs.alpha)
-    split = rated is not None and rated.disagreements > 0
     agreement: Agreement | None = None
-    if sample.design == "uniform" and not split:
-        agreed = judge_agreement(labels.values, predictions[positions], cut, inputs.alpha)
+    if sample.design == "uniform":
+        # Each draft's majority label; a draft its annotators split evenly has none.
+        kept = labels.values != TIE
+        agreed = judge_agreement(
+            np.round(labels.values[kept]),
+            predictions[np.asarray(positions)][kept],
+            cut,
+            inputs.alpha,
+        )
         agreement = Agreement(
             sensitivity=figure(agreed.sensitivity),
             specificity=figure(agreed.specificity),
@@ -329,11 +348,7 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
             for c in by_category
         ],
         agreement=agreement,
-        agreement_note=None
-        if agreement is not None
-        else STRATIFIED_AGREEMENT
-        if sample.design != "uniform"
-        else SPLIT_AGREEMENT,
+        agreement_note=_agreement_note(agreement, rated),
         at_pick=inputs.at_pick,
         alert=Alert(above=inputs.alert_above, raised=raised),
         summary=[],

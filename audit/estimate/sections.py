@@ -264,6 +264,8 @@ def _agreement(record: AuditRecord) -> Section:
         "On the period's labels, Wilson intervals; a judge failure counts in neither "
         f"({a.failures} among the labelled)."
     ]
+    if record.agreement_note is not None:
+        lines.append(f"Measured {record.agreement_note}.")
     if pick is None:
         lines.append("No decision.json given: no figures at the pick to read them against.")
     else:

@@ -359,6 +359,9 @@ class Raters(_Strict):
     """Drafts two or more annotators labelled."""
     disagreements: Count
     """Of those, the drafts whose annotators gave different labels."""
+    ties: Count = 0
+    """Of those, the drafts whose annotators split evenly: no majority label, so left out of
+    the judge's sensitivity and specificity, which read each draft's majority label."""
 
     @model_validator(mode="after")
     def _disagreements_within(self) -> Self:
@@ -367,6 +370,8 @@ class Raters(_Strict):
                 f"{self.disagreements} disagreements among {self.multiply_labelled} drafts "
                 "labelled by two or more"
             )
+        if self.ties > self.disagreements:
+            raise ValueError(f"{self.ties} even splits among {self.disagreements} disagreements")
         return self
 
 
@@ -391,8 +396,11 @@ class AuditRecord(_Strict):
     categories: list[Category]
     agreement: Agreement | None
     """Null for a stratified sample, whose labels overstate sensitivity and understate
-    specificity."""
+    specificity. With several annotators, against each draft's majority label (`raters.ties`
+    drafts, split evenly, left out)."""
     agreement_note: str | None
+    """Why there is no agreement, or, with annotators who differ, what it was measured
+    against; null otherwise."""
     at_pick: AtPick | None
     """Null when no decision.json was given."""
     alert: Alert
@@ -421,19 +429,26 @@ class AuditRecord(_Strict):
                 f"but the sample has {labelled} labelled"
             )
         split = self.raters is not None and self.raters.disagreements > 0
-        uniform = self.sample.design == "uniform" and not split
-        given = (self.agreement, only.wilson, only.clopper_pearson)
-        if any((figure is not None) != uniform for figure in given):
+        uniform = self.sample.design == "uniform"
+        counted = (only.wilson, only.clopper_pearson)
+        if any((figure is not None) != (uniform and not split) for figure in counted):
             raise ValueError(
-                "agreement and the labels' Wilson and Clopper-Pearson intervals are given for "
-                "a uniform sample whose annotators never differ only, and this one is "
+                "the labels' Wilson and Clopper-Pearson intervals are given for a uniform "
+                "sample whose annotators never differ only, and this one is "
                 f"{self.sample.design}{', its annotators differing' if split else ''}"
             )
+        if (self.agreement is not None) != uniform:
+            raise ValueError(
+                "agreement is given for a uniform sample only, and this one is "
+                f"{self.sample.design}"
+            )
         a = self.agreement
-        if a is not None and a.positives + a.negatives + a.failures != labelled:
+        ties = 0 if self.raters is None else self.raters.ties
+        if a is not None and a.positives + a.negatives + a.failures != labelled - ties:
+            left = f" less the {ties} split evenly" if ties else ""
             raise ValueError(
                 f"agreement: {a.positives} positives, {a.negatives} negatives and {a.failures} "
-                f"failures are not the sample's {labelled} labelled"
+                f"failures are not the sample's {labelled} labelled{left}"
             )
         return self
 

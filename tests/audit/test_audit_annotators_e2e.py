@@ -17,6 +17,7 @@ import pytest
 from farejudge.audit.estimate import estimate_period
 from farejudge.audit.inputs.judged import read_judged
 from farejudge.audit.record import AuditRecord, TrendRecord
+from farejudge.audit.stats.agreement import judge_agreement
 from farejudge.audit.stats.design import AuditSample
 from farejudge.testing.production_runs import ungrounded
 from tests.support.audit_runs import index_of, label_sample, write_decision
@@ -86,6 +87,17 @@ def test_an_audit_week_with_two_annotators_on_each_sampled_answer(tmp_path: Path
         assert [r.labelled for r in raters.annotators] == [SIZE, SIZE]
         assert (raters.multiply_labelled, raters.disagreements) == (SIZE, AGAINST)
         assert (raters.pairs[0].shared, raters.pairs[0].agreed) == (SIZE, SIZE - AGAINST)
+        # The judge against the majority label: the answers they split evenly are left out.
+        assert raters.ties == AGAINST
+        kept = ~np.isin(sample.ids, list(against))
+        agreed = judge_agreement(truth[kept], period.verdict[[where[d] for d in sample.ids]][kept])
+        a = record.agreement
+        assert a is not None and (a.positives, a.misses, a.negatives, a.false_alarms) == (
+            agreed.positives,
+            agreed.misses,
+            agreed.negatives,
+            agreed.false_alarms,
+        )
         report = (tmp_path / week / "audit" / "audit.md").read_text(encoding="utf-8")
         assert "## The annotators" in report
         audits.append(f"{week}/audit/audit.json")
@@ -106,5 +118,6 @@ def test_an_audit_week_with_two_annotators_on_each_sampled_answer(tmp_path: Path
     jsonschema.validate(written, schemas["trend"])
     record_trend = TrendRecord.model_validate(written)
     assert [p.period for p in record_trend.periods] == list(WEEKS)
-    # The annotators differ on both weeks: no judge sensitivity for the drift detector.
-    assert record_trend.drift.periods == []
+    # The annotators differ on both weeks, and the drift detector still counts both: the
+    # judge's sensitivity and specificity against the majority label.
+    assert record_trend.drift.periods == list(WEEKS)

@@ -13,6 +13,7 @@ from farejudge.audit.cli import run
 from farejudge.audit.estimate.statistics import estimate_period
 from farejudge.audit.inputs.judged import read_judged
 from farejudge.audit.record.schema import AuditRecord
+from farejudge.audit.stats.agreement import judge_agreement
 from farejudge.audit.stats.design import AuditSample
 from farejudge.labelling.label_file import append_label
 from farejudge.raters import cohen_kappa, krippendorff_alpha
@@ -79,9 +80,32 @@ def test_two_annotators_who_differ_give_each_answer_their_mean(
     assert raters.alpha.estimate == pytest.approx(krippendorff_alpha(both), abs=1e-12)
     low, estimate = raters.alpha.low, raters.alpha.estimate
     assert low is not None and estimate is not None and low <= estimate
-    # Labels between 0 and 1: no binomial interval on a count, no judge sensitivity.
-    assert record.estimate.labels_only.wilson is None and record.agreement is None
-    assert record.agreement_note is not None and "annotators differ" in record.agreement_note
+    # Labels between 0 and 1: no binomial interval on a count.
+    assert record.estimate.labels_only.wilson is None
+    # The judge against each answer's majority label: the 4 split evenly have none.
+    assert raters.ties == 4
+    kept = ~np.isin(sample.ids, list(against))
+    predicted = judged.verdict[[where[d] for d in sample.ids]]
+    agreed = judge_agreement(truth[kept], predicted[kept])
+    a = record.agreement
+    assert a is not None
+    assert (a.positives, a.misses, a.negatives, a.false_alarms, a.failures) == (
+        agreed.positives,
+        agreed.misses,
+        agreed.negatives,
+        agreed.false_alarms,
+        agreed.failures,
+    )
+    assert a.positives + a.negatives + a.failures == SIZE - 4
+    assert record.agreement_note == (
+        "against each answer's majority label: the annotators differ on 4 answers; the 4 they "
+        "split evenly have none and are left out"
+    )
+    # A record whose agreement counts the even splits too is refused.
+    counted = record.model_dump(mode="json")
+    counted["raters"]["ties"] = 0
+    with pytest.raises(ValidationError, match="are not the sample's 30 labelled"):
+        AuditRecord.model_validate(counted)
     # A record that claims a count interval over labels its annotators split is refused.
     claimed = record.model_dump(mode="json")
     claimed["estimate"]["labels_only"]["wilson"] = claimed["estimate"]["labels_only"]["mean"]
@@ -90,6 +114,7 @@ def test_two_annotators_who_differ_give_each_answer_their_mean(
     text = (tmp_path / "audit" / "audit.md").read_text(encoding="utf-8")
     assert "## The annotators" in text and f"ana and {SECOND}" in text
     assert "average annotator" in text and "whose label is no count" in text
+    assert "Measured against each answer's majority label" in text
 
 
 @pytest.mark.slow
