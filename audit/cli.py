@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from farejudge.audit.estimate import command as estimate_command
 from farejudge.audit.plan import command as plan_command
-from farejudge.audit.record.schema import SCHEMAS
+from farejudge.audit.record import SCHEMAS
 from farejudge.audit.sample import command as sample_command
 from farejudge.audit.trend import command as trend_command
 from farejudge.core.atomic_files import OutputError

@@ -62,7 +62,6 @@ STRATIFIED_AGREEMENT = (
 )
 
 
-
 @dataclass(frozen=True)
 class PeriodInputs:
     """What one period's audit is made from."""
@@ -129,9 +128,7 @@ def _agreement_note(agreement: Agreement | None, rated: Raters | None) -> str | 
         return STRATIFIED_AGREEMENT
     if rated is None or not rated.disagreements:
         return None
-    ties = (
-        f"; the {rated.ties} they split evenly have none and are left out" if rated.ties else ""
-    )
+    ties = f"; the {rated.ties} they split evenly have none and are left out" if rated.ties else ""
     return (
         f"against each answer's majority label: the annotators differ on {rated.disagreements} "
         f"answers{ties}"

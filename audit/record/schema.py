@@ -1,9 +1,9 @@
-"""audit.json and trend.json: their schemas, as `judge-audit schema` prints them.
+"""audit.json's schema, as `judge-audit schema audit` prints it, and what the audit's records
+share (trend.json's is `trend_schema`).
 
-audit.json is one period's estimate with everything needed to read and defend it; trend.json
-the periods side by side with the alerts. A figure is decision.json's: an estimate and its
-interval (here at the audit's level, 1 - alpha), null where undefined, never NaN, so any JSON
-reader takes it.
+audit.json is one period's estimate with everything needed to read and defend it. A figure is
+decision.json's: an estimate and its interval (here at the audit's level, 1 - alpha), null where
+undefined, never NaN, so any JSON reader takes it.
 """
 
 import json
@@ -41,7 +41,7 @@ NonNegative = Annotated[float, Field(ge=0)]
 _M = TypeVar("_M", bound=BaseModel)
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -141,7 +141,7 @@ def interval(f: Figure) -> Interval:
     return Interval(value(f.estimate), value(f.low), value(f.high))
 
 
-class Rate(_Strict):
+class Rate(Strict):
     """The ungrounded rate by PPI++ (power-tuned), with its normal interval."""
 
     figure: Estimated
@@ -154,7 +154,7 @@ class Rate(_Strict):
     """Whether the interval was widened for having fewer than 20 disagreements."""
 
 
-class LabelsOnly(_Strict):
+class LabelsOnly(Strict):
     """The rate from the labels alone, the judge ignored."""
 
     mean: Estimated
@@ -167,7 +167,7 @@ class LabelsOnly(_Strict):
     labels: Count
 
 
-class JudgeRate(_Strict):
+class JudgeRate(Strict):
     """The judge's own rate over the answered answers: biased by its errors."""
 
     figure: Estimated
@@ -175,7 +175,7 @@ class JudgeRate(_Strict):
     caveat: str
 
 
-class Estimate(_Strict):
+class Estimate(Strict):
     rate: Rate
     labels_only: LabelsOnly
     judge: JudgeRate
@@ -184,7 +184,7 @@ class Estimate(_Strict):
     many for the same width. Null where the PPI variance is 0."""
 
 
-class Category(_Strict):
+class Category(Strict):
     category: str
     population: Count
     labels: Count
@@ -192,7 +192,7 @@ class Category(_Strict):
     """Null where the category has fewer than 2 labels."""
 
 
-class Agreement(_Strict):
+class Agreement(Strict):
     """The judge's sensitivity and specificity on the period's labels (Wilson intervals)."""
 
     sensitivity: Estimated
@@ -227,7 +227,7 @@ class Agreement(_Strict):
         return self
 
 
-class AtPick(_Strict):
+class AtPick(Strict):
     """What the judge measured when it was picked, from decision.json."""
 
     decision: str
@@ -244,7 +244,7 @@ class AtPick(_Strict):
     failure_rate: Share
 
 
-class Judge(_Strict):
+class Judge(Strict):
     """The run that judged the period, and how its output is read."""
 
     model: str
@@ -262,7 +262,7 @@ class Judge(_Strict):
     verdict."""
 
 
-class Population(_Strict):
+class Population(Strict):
     drafts: Count
     population_sha256: str
     answered: Count
@@ -285,7 +285,7 @@ class Population(_Strict):
         return self
 
 
-class SampleStratum(_Strict):
+class SampleStratum(Strict):
     """A stratum of a stratified sample: its answers in the period, drawn and labelled."""
 
     name: str
@@ -296,7 +296,7 @@ class SampleStratum(_Strict):
     labelled: Count
 
 
-class Sample(_Strict):
+class Sample(Strict):
     file: str
     design: Design
     seed: Count
@@ -321,7 +321,7 @@ class Sample(_Strict):
         return self
 
 
-class RaterOf(_Strict):
+class RaterOf(Strict):
     """One annotator of the period's sample."""
 
     annotator: str
@@ -330,7 +330,7 @@ class RaterOf(_Strict):
     """The sample's drafts this annotator labelled."""
 
 
-class RaterPair(_Strict):
+class RaterPair(Strict):
     """Two annotators on the drafts both labelled."""
 
     first: str
@@ -344,7 +344,7 @@ class RaterPair(_Strict):
     throughout)."""
 
 
-class Raters(_Strict):
+class Raters(Strict):
     """The annotators' agreement with each other on the period's sample, where several
     labelled it (`farejudge.raters`)."""
 
@@ -375,14 +375,14 @@ class Raters(_Strict):
         return self
 
 
-class Alert(_Strict):
+class Alert(Strict):
     above: ShareValue | None
     """The threshold given (`--alert-above`); null if none was."""
     raised: bool
     """Whether the rate's interval lies wholly above it."""
 
 
-class AuditRecord(_Strict):
+class AuditRecord(Strict):
     """One period's audit: audit.json."""
 
     format: Literal[1] = 1
@@ -451,59 +451,3 @@ class AuditRecord(_Strict):
                 f"failures are not the sample's {labelled} labelled{left}"
             )
         return self
-
-
-class TrendPeriod(_Strict):
-    period: str
-    file: str
-    model: str
-    prompt_version: str
-    drafts: int
-    labels: int
-    rate: Figure
-    labels_only: Figure
-    judge: Figure
-    sensitivity: Figure | None
-    specificity: Figure | None
-    in_drift: bool
-    """Whether the drift detector counts this period (the newest judge's, uniform labels)."""
-    above: bool | None
-    """Whether its rate's interval lies above `--alert-above`; null without it."""
-
-
-class DriftCheck(_Strict):
-    figure: Literal["sensitivity", "specificity"]
-    reference: float
-    log_statistic: list[float]
-    """The natural log of the Shiryaev-Roberts statistic after each period counted."""
-    log_threshold: float
-    alarm_period: str | None
-    """The first period whose statistic reached the threshold; null if none did."""
-
-
-class Drift(_Strict):
-    version: str
-    model: str
-    decision: str
-    periods: list[str]
-    """The periods counted, oldest first: the newest judge's, with uniform labels."""
-    alpha: float
-    horizon: int
-    sensitivity: DriftCheck
-    specificity: DriftCheck
-    alarm: bool
-
-
-class TrendRecord(_Strict):
-    """The periods side by side, and the alerts: trend.json."""
-
-    format: Literal[1] = 1
-    periods: list[TrendPeriod]
-    alert_above: float | None
-    rate_alert: bool
-    """Whether the newest period's rate interval lies above `alert_above`."""
-    drift: Drift
-    alerts: list[str] = Field(description="Each alert raised, in words; empty for none")
-
-
-SCHEMAS: dict[str, type[BaseModel]] = {"audit": AuditRecord, "trend": TrendRecord}

@@ -17,16 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from farejudge.audit.record.formatting import percent
-from farejudge.audit.record.schema import (
-    AtPick,
-    AuditRecord,
-    Drift,
-    DriftCheck,
-    TrendPeriod,
-    TrendRecord,
-    interval,
-    read_record,
-)
+from farejudge.audit.record.schema import AtPick, AuditRecord, interval, read_record
+from farejudge.audit.record.trend_schema import Drift, DriftCheck, TrendPeriod, TrendRecord
 from farejudge.audit.stats.drift import (
     HORIZON,
     DriftDetection,

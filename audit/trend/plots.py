@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure as PlotFigure
 
-from farejudge.audit.record.schema import TrendRecord
+from farejudge.audit.record.trend_schema import TrendRecord
 from farejudge.core.decision_file import Figure
 from farejudge.shared.document.png import png
 

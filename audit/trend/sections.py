@@ -8,7 +8,7 @@ import math
 from functools import partial
 
 from farejudge.audit.record.formatting import interval
-from farejudge.audit.record.schema import TrendRecord
+from farejudge.audit.record.trend_schema import TrendRecord
 from farejudge.audit.trend.plots import agreement, rates
 from farejudge.shared.document.model import Section, Table, bad, good
 

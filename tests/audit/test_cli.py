@@ -13,7 +13,8 @@ import pytest
 from farejudge.audit.cli import EXIT_INPUT, run
 from farejudge.audit.estimate.statistics import estimate_by_category, estimate_period
 from farejudge.audit.inputs.judged import read_judged
-from farejudge.audit.record.schema import AuditRecord, TrendRecord
+from farejudge.audit.record.schema import AuditRecord
+from farejudge.audit.record.trend_schema import TrendRecord
 from farejudge.audit.stats.design import AuditSample
 from farejudge.audit.stats.planning import JudgeFigures, plan_sample_size
 from farejudge.core.drafts import Draft

@@ -18,8 +18,8 @@ from farejudge.audit.record.schema import (
     Population,
     Rate,
     Sample,
-    TrendRecord,
 )
+from farejudge.audit.record.trend_schema import TrendRecord
 from farejudge.audit.stats.drift import detect_drift
 from farejudge.audit.trend.build import Period, trend_record
 from farejudge.core.decision_file import Figure
