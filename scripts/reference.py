@@ -352,17 +352,17 @@ def _command_section(command: Command) -> list[str]:
     groups = _groups(parser)
     if groups:
         lines += ["", *groups]
-    return [*lines, "", *_exit_lines(command)]
+    return [*lines, "", *_exit_lines(command.exits)]
 
 
-def _exit_lines(command: Command) -> list[str]:
-    """The command's exit codes as a table; a verb has its command's, and no table."""
-    if command.exits is None:
+def _exit_lines(exits: dict[int, str] | None) -> list[str]:
+    """A command's exit codes as a table; a verb (None) has its command's, and no table."""
+    if exits is None:
         return []
-    if not command.exits:
+    if not exits:
         return ["Exit codes: not declared (its `main` is no farejudge.core.commands.Command).", ""]
     lines = ["| exit code | meaning |", "| --- | --- |"]
-    lines += [f"| {code} | {cell(meaning)} |" for code, meaning in command.exits.items()]
+    lines += [f"| {code} | {cell(meaning)} |" for code, meaning in exits.items()]
     return [*lines, ""]
 
 
@@ -411,7 +411,7 @@ def render(options: Sequence[TaskOption], rest: str, commands: Sequence[Command]
         "Its options are not listed here: it passes them through to llama-cpp-python's server",
         "(`python -m llama_cpp.server --help`); see [Real judges](real-judges.md).",
         "",
-        *_exit_lines(Command(gguf_server.prog, argparse.ArgumentParser(), gguf_server.exit_codes)),
+        *_exit_lines(gguf_server.exit_codes),
         "",
     ]
     return "\n".join(lines)

@@ -287,7 +287,7 @@ def audit_record(inputs: PeriodInputs) -> AuditRecord:
         kept = labels.values != TIE
         agreed = judge_agreement(
             np.round(labels.values[kept]),
-            predictions[np.asarray(positions)][kept],
+            predictions[positions][kept],
             cut,
             inputs.alpha,
         )

@@ -69,9 +69,10 @@ def build_report(
     # but the pick's figures are what the audit expects of the judge in production, and its
     # calibrated threshold must hold there: neither may rest on edited cases.
     gold = runs.samples["relation"] == GOLD_RELATION
+    gold_cases = cases["relation"] == GOLD_RELATION
     if not gold.all():
         runs_on_gold = replace(runs, samples=runs.samples[gold].reset_index(drop=True))
-        on_gold = cases[cases["relation"] == GOLD_RELATION].reset_index(drop=True)
+        on_gold = cases[gold_cases].reset_index(drop=True)
         graded_on_gold = graded_results(
             on_gold, runs.versions, runs.models, resampling, target_recall
         )
@@ -107,7 +108,7 @@ def build_report(
                 attacks,
                 humans,
             ),
-            suite_cases=cases.loc[cases["relation"] != GOLD_RELATION, "case"].nunique(),
+            suite_cases=cases.loc[~gold_cases, "case"].nunique(),
         ),
         attacks=attacks,
         escalation=selective,
